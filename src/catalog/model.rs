@@ -1,0 +1,237 @@
+//! The catalog's types. `build.rs` turns the TOML files in `catalog/` into
+//! `static` values of these types, so loading the catalog costs nothing at
+//! start-up: it is already in the binary's read-only data.
+
+/// One meta-tool, such as `gitlab_issue`.
+#[derive(Debug)]
+pub struct ToolSpec {
+    pub name: &'static str,
+    /// Short human title, also used as the MCP annotation title.
+    pub title: &'static str,
+    /// First line of the tool description: what the tool does.
+    pub summary: &'static str,
+    /// A minimal valid envelope, shown on the description's second line.
+    pub example: &'static str,
+    pub actions: &'static [ActionSpec],
+}
+
+/// One action of a tool: usually one GitLab REST endpoint.
+#[derive(Debug)]
+pub struct ActionSpec {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// How the action is carried out: one REST call, or a Rust handler.
+    pub route: Route,
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub params: &'static [ParamSpec],
+    /// Advice shown with a GitLab error of the given HTTP status.
+    pub hints: &'static [(u16, &'static str)],
+    /// What GitLab answers with, for pagination and rendering.
+    pub returns: Returns,
+    /// Values always sent with the request, not chosen by the caller.
+    pub fixed: &'static [FixedParam],
+}
+
+/// A constant parameter, such as `state_event=close` for an issue's `close`.
+#[derive(Debug)]
+pub struct FixedParam {
+    pub name: &'static str,
+    /// The value as JSON text.
+    pub json: &'static str,
+    pub location: Location,
+}
+
+/// How an action reaches GitLab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// A single REST request: method and the path template split at its
+    /// placeholders.
+    Rest {
+        method: Method,
+        /// The template as GitLab documents it, e.g. `/projects/{project_id}/issues`.
+        template: &'static str,
+        /// The same template, pre-split: literal text and placeholders
+        /// (indexes into `ActionSpec::params`).
+        parts: &'static [PathPart],
+    },
+    /// Done in Rust, possibly with several requests or none.
+    Handler(Handler),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathPart {
+    Literal(&'static str),
+    Param(usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    Get,
+    Post,
+    Put,
+    Delete,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Delete => "DELETE",
+        }
+    }
+}
+
+/// Actions implemented in Rust rather than as one REST call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handler {
+    /// Describe the tool's actions and their parameters; no request.
+    Help,
+}
+
+impl Handler {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Handler::Help => "help",
+        }
+    }
+}
+
+/// The shape of a successful answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Returns {
+    /// One JSON object describing a resource of this kind.
+    One(&'static str),
+    /// A paginated JSON array of resources of this kind.
+    List(&'static str),
+    /// Plain text (a job log, a raw file).
+    Text,
+    /// No body (204) or a body not worth showing.
+    Nothing,
+}
+
+/// One parameter of an action.
+#[derive(Debug)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub ty: ParamType,
+    pub location: Location,
+    pub required: bool,
+    /// Allowed values, empty when any value of the type is allowed.
+    pub allowed: &'static [&'static str],
+    /// GitLab's default, as JSON text, for documentation only: an absent
+    /// parameter is not sent and GitLab applies its own default.
+    pub default: Option<&'static str>,
+    /// JSON Schema `format` of a string, such as `date-time` or `date`.
+    pub format: Option<&'static str>,
+    /// Element type of an array.
+    pub items: Option<ParamType>,
+    /// How an array is sent in a query or body.
+    pub style: ArrayStyle,
+    pub doc: &'static str,
+}
+
+/// Standard JSON Schema types only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamType {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    Array,
+    Object,
+}
+
+impl ParamType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParamType::String => "string",
+            ParamType::Integer => "integer",
+            ParamType::Number => "number",
+            ParamType::Boolean => "boolean",
+            ParamType::Array => "array",
+            ParamType::Object => "object",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Location {
+    Path,
+    Query,
+    Body,
+}
+
+impl Location {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Location::Path => "path",
+            Location::Query => "query",
+            Location::Body => "body",
+        }
+    }
+}
+
+/// How GitLab expects a list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArrayStyle {
+    /// `key[]=a&key[]=b` in a query, a JSON array in a body.
+    Brackets,
+    /// `a,b` as one string, in a query or a body (labels and similar).
+    Csv,
+}
+
+impl ActionSpec {
+    pub fn param(&self, name: &str) -> Option<&'static ParamSpec> {
+        self.params.iter().find(|p| p.name == name)
+    }
+
+    pub fn hint(&self, status: u16) -> Option<&'static str> {
+        self.hints
+            .iter()
+            .find(|(s, _)| *s == status)
+            .map(|(_, h)| *h)
+    }
+
+    /// True when the action can change something in GitLab.
+    pub fn mutates(&self) -> bool {
+        !self.read_only
+    }
+
+    pub fn method(&self) -> Option<Method> {
+        match self.route {
+            Route::Rest { method, .. } => Some(method),
+            Route::Handler(_) => None,
+        }
+    }
+
+    pub fn template(&self) -> Option<&'static str> {
+        match self.route {
+            Route::Rest { template, .. } => Some(template),
+            Route::Handler(_) => None,
+        }
+    }
+}
+
+impl ToolSpec {
+    pub fn action(&self, name: &str) -> Option<&'static ActionSpec> {
+        self.actions.iter().find(|a| a.name == name)
+    }
+
+    /// The tool is read-only when every action is.
+    pub fn read_only(&self) -> bool {
+        self.actions.iter().all(|a| a.read_only)
+    }
+
+    pub fn destructive(&self) -> bool {
+        self.actions.iter().any(|a| a.destructive)
+    }
+
+    /// Idempotent when every action that writes is idempotent.
+    pub fn idempotent(&self) -> bool {
+        self.actions.iter().all(|a| a.read_only || a.idempotent)
+    }
+}
