@@ -1,1 +1,125 @@
-fn main() {}
+//! Entry point: parse the command line, send logs to stderr, run.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Parser;
+use serde_json::Value;
+
+use gitlab_mcp::catalog;
+use gitlab_mcp::cli::{Cli, Command};
+use gitlab_mcp::engine::Engine;
+use gitlab_mcp::mcp;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing();
+    match run(cli) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("gitlab-mcp: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Logs go to stderr, always: in stdio mode stdout carries JSON-RPC only.
+/// rmcp logs whole messages at debug, so it stays at warn unless asked.
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,gitlab_mcp=info,rmcp=warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+}
+
+fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.command {
+        Command::Tools { json } => {
+            let list = mcp::tools::tool_list_json(catalog::tools());
+            if json {
+                print_stdout(&list);
+            } else {
+                print_stdout(&tools_summary(&list));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Catalog { json: _ } => {
+            print_stdout(&catalog::catalog_json().to_string());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Serve => {
+            let engine = engine(&cli)?;
+            runtime()?
+                .block_on(async { mcp::serve_stdio(engine).await.map_err(|e| e.to_string()) })?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Call { ref tool, ref json } => {
+            let arguments =
+                match serde_json::from_str::<Value>(json) {
+                    Ok(Value::Object(map)) => map,
+                    Ok(_) => return Err(
+                        "the call's JSON must be an object: {\"action\": ..., \"params\": {...}}"
+                            .into(),
+                    ),
+                    Err(e) => return Err(format!("the call's JSON does not parse: {e}")),
+                };
+            let engine = engine(&cli)?;
+            let output = runtime()?
+                .block_on(engine.call(tool, arguments))
+                .map_err(|e| e.to_string())?;
+            print_stdout(&output.text);
+            Ok(if output.is_error {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+    }
+}
+
+fn engine(cli: &Cli) -> Result<Arc<Engine>, String> {
+    let config = cli.gitlab.config().map_err(|e| e.to_string())?;
+    Engine::new(&config)
+        .map(Arc::new)
+        .map_err(|e| e.to_string())
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))
+}
+
+fn tools_summary(list_json: &str) -> String {
+    let tools = catalog::tools();
+    let mut out = format!(
+        "{} tools, {} actions, tool list {} bytes\n",
+        tools.len(),
+        catalog::action_count(),
+        list_json.len()
+    );
+    for tool in tools {
+        let names: Vec<&str> = tool.actions.iter().map(|a| a.name).collect();
+        out.push_str(&format!(
+            "{:<24} {:>3} actions: {}\n",
+            tool.name,
+            names.len(),
+            names.join(", ")
+        ));
+    }
+    out
+}
+
+/// Print and end with a newline; a closed stdout (a pipe to `head`) is not an error.
+fn print_stdout(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    if !text.ends_with('\n') {
+        let _ = out.write_all(b"\n");
+    }
+}

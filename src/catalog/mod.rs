@@ -2,7 +2,10 @@
 //! from `catalog/*.toml` by `build.rs`. It is the single source of truth for
 //! the tool list, the schemas, the help text and the dispatch table.
 
+mod export;
 mod model;
+
+pub use export::catalog_json;
 
 pub use model::*;
 

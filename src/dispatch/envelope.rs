@@ -1,0 +1,156 @@
+//! The first stage: the envelope `{"action": ..., "params": {...}}`.
+//!
+//! Decoded as a `deny_unknown_fields` struct through `serde_path_to_error`,
+//! so a wrong type is named with its path. Before that, every top-level key
+//! is looked at, so all misplaced keys are reported together: a parameter
+//! put beside `action` instead of inside `params`, a misspelled `params`.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::error::{DecodeError, EnvelopeProblem};
+use super::suggest;
+use crate::catalog::ToolSpec;
+
+/// The keys an envelope may have.
+pub const ENVELOPE_KEYS: &[&str] = &["action", "params"];
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Envelope {
+    pub action: String,
+    #[serde(default, deserialize_with = "object_or_json_text")]
+    pub params: Map<String, Value>,
+}
+
+/// Names agents give the `params` object.
+const PARAMS_ALIASES: &[&str] = &[
+    "parameters",
+    "param",
+    "args",
+    "arguments",
+    "argument",
+    "input",
+    "inputs",
+    "options",
+    "data",
+    "fields",
+    "payload",
+    "body",
+    "kwargs",
+];
+
+/// Names agents give the `action` key.
+const ACTION_ALIASES: &[&str] = &[
+    "method",
+    "operation",
+    "op",
+    "command",
+    "cmd",
+    "name",
+    "tool_action",
+    "type",
+    "verb",
+    "act",
+];
+
+pub fn decode(
+    tool: &'static ToolSpec,
+    arguments: Map<String, Value>,
+) -> Result<Envelope, DecodeError> {
+    let problems = misplaced_keys(tool, &arguments);
+    if !problems.is_empty() {
+        let action = arguments
+            .get("action")
+            .and_then(Value::as_str)
+            .and_then(|a| tool.action(a));
+        return Err(DecodeError::Envelope {
+            tool,
+            action,
+            problems,
+        });
+    }
+    serde_path_to_error::deserialize(Value::Object(arguments)).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        let problem = if inner.starts_with("missing field `action`") {
+            EnvelopeProblem::MissingAction
+        } else {
+            EnvelopeProblem::Malformed {
+                path,
+                message: inner,
+            }
+        };
+        DecodeError::Envelope {
+            tool,
+            action: None,
+            problems: vec![problem],
+        }
+    })
+}
+
+/// Every top-level key that is not an envelope key, with what it probably is.
+fn misplaced_keys(tool: &'static ToolSpec, arguments: &Map<String, Value>) -> Vec<EnvelopeProblem> {
+    let mut problems = Vec::new();
+    let action = arguments
+        .get("action")
+        .and_then(Value::as_str)
+        .and_then(|a| tool.action(a));
+    for key in arguments.keys() {
+        if ENVELOPE_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        let snake = suggest::snake_case(key);
+        let problem = if is_like(&snake, "params", PARAMS_ALIASES) {
+            EnvelopeProblem::MisspelledParams { key: key.clone() }
+        } else if !arguments.contains_key("action") && is_like(&snake, "action", ACTION_ALIASES) {
+            EnvelopeProblem::MisspelledAction { key: key.clone() }
+        } else {
+            // A parameter beside `action`: name it with the parameter it
+            // matches in the action given, or in any action of the tool.
+            let matched = match action {
+                Some(a) => suggest::suggest_param(key, a),
+                None => tool
+                    .actions
+                    .iter()
+                    .find_map(|a| suggest::suggest_param(key, a)),
+            };
+            match matched {
+                Some(param) => EnvelopeProblem::ParamOutsideParams {
+                    key: key.clone(),
+                    param,
+                },
+                None => EnvelopeProblem::UnknownKey { key: key.clone() },
+            }
+        };
+        problems.push(problem);
+    }
+    problems
+}
+
+fn is_like(snake: &str, target: &str, aliases: &[&str]) -> bool {
+    aliases.contains(&snake) || (snake != target && strsim::damerau_levenshtein(snake, target) <= 2)
+}
+
+/// `params` as an object, or as JSON text holding an object: some clients
+/// send nested objects as strings, and the meaning is unambiguous.
+fn object_or_json_text<'de, D>(deserializer: D) -> Result<Map<String, Value>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    use serde::de::Error;
+    match Value::deserialize(deserializer)? {
+        Value::Object(map) => Ok(map),
+        Value::Null => Ok(Map::new()),
+        Value::String(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(map)) => Ok(map),
+            _ => Err(D::Error::custom(
+                "expected an object such as {\"project_id\": \"group/project\"}, found a string",
+            )),
+        },
+        other => Err(D::Error::custom(format!(
+            "expected an object such as {{\"project_id\": \"group/project\"}}, found {}",
+            super::params::json_kind(&other)
+        ))),
+    }
+}

@@ -1,0 +1,209 @@
+//! Decoding errors as values, rendered once into the text an agent reads.
+//!
+//! A rendered error is short and complete: every problem on its own line,
+//! then the action's parameters (or the tool's actions), so the next call
+//! can succeed without another round trip.
+
+use std::fmt::{self, Write as _};
+
+use super::help;
+use crate::catalog::{ActionSpec, ToolSpec};
+
+#[derive(Debug, thiserror::Error)]
+pub enum DecodeError {
+    #[error("{}", render_envelope(tool, *action, problems))]
+    Envelope {
+        tool: &'static ToolSpec,
+        action: Option<&'static ActionSpec>,
+        problems: Vec<EnvelopeProblem>,
+    },
+    #[error("{}", render_unknown_action(tool, given, closest, elsewhere))]
+    UnknownAction {
+        tool: &'static ToolSpec,
+        given: String,
+        closest: Vec<&'static str>,
+        elsewhere: Vec<(&'static str, &'static str)>,
+    },
+    #[error("{}", render_params(tool, action, problems))]
+    Params {
+        tool: &'static ToolSpec,
+        action: &'static ActionSpec,
+        problems: Vec<ParamProblem>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum EnvelopeProblem {
+    MissingAction,
+    MisspelledAction { key: String },
+    MisspelledParams { key: String },
+    ParamOutsideParams { key: String, param: &'static str },
+    UnknownKey { key: String },
+    Malformed { path: String, message: String },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParamProblem {
+    Unknown {
+        key: String,
+        suggestion: Option<&'static str>,
+    },
+    Missing {
+        name: &'static str,
+    },
+    WrongType {
+        name: &'static str,
+        expected: String,
+        got: String,
+    },
+    NotAllowed {
+        name: &'static str,
+        value: String,
+        allowed: &'static [&'static str],
+        closest: Option<&'static str>,
+    },
+    BadPathValue {
+        name: &'static str,
+        value: String,
+        reason: &'static str,
+    },
+}
+
+impl ParamProblem {
+    /// The declared parameter this problem is about, if any.
+    pub fn param(&self) -> Option<&'static str> {
+        match self {
+            ParamProblem::Unknown { .. } => None,
+            ParamProblem::Missing { name }
+            | ParamProblem::WrongType { name, .. }
+            | ParamProblem::NotAllowed { name, .. }
+            | ParamProblem::BadPathValue { name, .. } => Some(name),
+        }
+    }
+}
+
+impl fmt::Display for EnvelopeProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EnvelopeProblem::MissingAction => write!(f, "`action` is missing"),
+            EnvelopeProblem::MisspelledAction { key } => {
+                write!(f, "`{key}` is not an envelope key; did you mean `action`?")
+            }
+            EnvelopeProblem::MisspelledParams { key } => write!(
+                f,
+                "`{key}` is not an envelope key; did you mean `params`? Parameters go inside `params`"
+            ),
+            EnvelopeProblem::ParamOutsideParams { key, param } if key == param => write!(
+                f,
+                "`{key}` is a parameter: put it inside `params`, not beside `action`"
+            ),
+            EnvelopeProblem::ParamOutsideParams { key, param } => write!(
+                f,
+                "`{key}` is beside `action`: parameters go inside `params` (did you mean `{param}`?)"
+            ),
+            EnvelopeProblem::UnknownKey { key } => write!(
+                f,
+                "`{key}` is not an envelope key (accepted: action, params)"
+            ),
+            EnvelopeProblem::Malformed { path, message } if path.is_empty() || path == "." => {
+                write!(f, "{message}")
+            }
+            EnvelopeProblem::Malformed { path, message } => write!(f, "`{path}`: {message}"),
+        }
+    }
+}
+
+impl fmt::Display for ParamProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamProblem::Unknown {
+                key,
+                suggestion: Some(s),
+            } => write!(
+                f,
+                "`{key}` is not a parameter of this action; did you mean `{s}`?"
+            ),
+            ParamProblem::Unknown {
+                key,
+                suggestion: None,
+            } => write!(f, "`{key}` is not a parameter of this action"),
+            ParamProblem::Missing { name } => write!(f, "`{name}` is missing (required)"),
+            ParamProblem::WrongType {
+                name,
+                expected,
+                got,
+            } => write!(f, "`{name}` must be {expected}; got {got}"),
+            ParamProblem::NotAllowed {
+                name,
+                value,
+                allowed,
+                closest,
+            } => {
+                write!(
+                    f,
+                    "`{name}` must be one of {}; got \"{value}\"",
+                    allowed.join(", ")
+                )?;
+                if let Some(c) = closest {
+                    write!(f, " (did you mean `{c}`?)")?;
+                }
+                Ok(())
+            }
+            ParamProblem::BadPathValue {
+                name,
+                value,
+                reason,
+            } => write!(f, "`{name}` cannot be \"{value}\": {reason}"),
+        }
+    }
+}
+
+fn render_envelope(
+    tool: &ToolSpec,
+    action: Option<&ActionSpec>,
+    problems: &[EnvelopeProblem],
+) -> String {
+    let mut out = format!("{}: invalid call\n", tool.name);
+    for p in problems {
+        let _ = writeln!(out, "- {p}");
+    }
+    let _ = writeln!(
+        out,
+        "\nThe arguments are one envelope: {{\"action\": \"<action>\", \"params\": {{...}}}}."
+    );
+    match action {
+        Some(action) => out.push_str(&help::action_help(tool, action)),
+        None => out.push_str(&help::tool_help(tool)),
+    }
+    out
+}
+
+fn render_unknown_action(
+    tool: &ToolSpec,
+    given: &str,
+    closest: &[&str],
+    elsewhere: &[(&str, &str)],
+) -> String {
+    let mut out = format!("{}: unknown action `{given}`", tool.name);
+    if !closest.is_empty() {
+        let list: Vec<String> = closest.iter().map(|c| format!("`{c}`")).collect();
+        let _ = write!(out, "; did you mean {}?", list.join(" or "));
+    }
+    out.push('\n');
+    for (other, action) in elsewhere {
+        let _ = writeln!(out, "- tool `{other}` has action `{action}`");
+    }
+    out.push('\n');
+    out.push_str(&help::tool_help(tool));
+    out
+}
+
+fn render_params(tool: &ToolSpec, action: &ActionSpec, problems: &[ParamProblem]) -> String {
+    let mut out = format!("{} {}: invalid params\n", tool.name, action.name);
+    for p in problems {
+        let _ = writeln!(out, "- {p}");
+    }
+    out.push('\n');
+    out.push_str(&help::action_help(tool, action));
+    out
+}

@@ -1,0 +1,84 @@
+//! From a tool's raw arguments to a validated call, or to an error that
+//! teaches the agent how to fix its call.
+//!
+//! Pure: no I/O, no clock, no global state beyond the static catalog, so it
+//! is tested by tables and benchmarked in isolation. The two stages mirror
+//! the input: first the envelope (`action`, `params`), then the action's
+//! parameters, each checked against the catalog. Every problem is collected
+//! before answering.
+
+mod envelope;
+mod error;
+pub mod help;
+mod params;
+pub mod suggest;
+
+use serde_json::{Map, Value};
+
+use crate::catalog::{ActionSpec, ParamSpec, ToolSpec};
+
+pub use envelope::{ENVELOPE_KEYS, Envelope};
+pub use error::{DecodeError, EnvelopeProblem, ParamProblem};
+
+/// A call that passed every check and can be turned into a request.
+#[derive(Debug)]
+pub struct ValidatedCall {
+    pub tool: &'static ToolSpec,
+    pub action: &'static ActionSpec,
+    /// The given parameters, in the action's declared order, with the
+    /// unambiguous coercions applied (`"42"` → `42`, `"a,b"` → `["a","b"]`).
+    pub args: Vec<Arg>,
+}
+
+#[derive(Debug)]
+pub struct Arg {
+    pub spec: &'static ParamSpec,
+    pub value: Value,
+}
+
+impl ValidatedCall {
+    pub fn arg(&self, name: &str) -> Option<&Value> {
+        self.args
+            .iter()
+            .find(|a| a.spec.name == name)
+            .map(|a| &a.value)
+    }
+}
+
+/// Decode and validate one call of `tool`. `all` is the whole tool set, used
+/// to say which other tool has an action this one lacks.
+pub fn decode(
+    tool: &'static ToolSpec,
+    all: &'static [ToolSpec],
+    arguments: Map<String, Value>,
+) -> Result<ValidatedCall, DecodeError> {
+    let envelope = envelope::decode(tool, arguments)?;
+    let action = match tool.action(&envelope.action) {
+        Some(action) => action,
+        None => {
+            let elsewhere = suggest::action_elsewhere(&envelope.action, tool, all);
+            // When the guess names another tool's action, a merely similar
+            // name here would mislead: keep only a structural match.
+            let closest = if elsewhere.is_empty() {
+                suggest::closest_actions(&envelope.action, tool)
+            } else {
+                suggest::match_action(&envelope.action, tool)
+                    .into_iter()
+                    .collect()
+            };
+            return Err(DecodeError::UnknownAction {
+                tool,
+                closest,
+                elsewhere,
+                given: envelope.action,
+            });
+        }
+    };
+    let args =
+        params::validate(action, envelope.params).map_err(|problems| DecodeError::Params {
+            tool,
+            action,
+            problems,
+        })?;
+    Ok(ValidatedCall { tool, action, args })
+}

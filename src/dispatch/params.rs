@@ -1,0 +1,239 @@
+//! The second stage: an action's parameters against its `ParamSpec`s.
+//!
+//! As strict as `deny_unknown_fields`, but every problem is collected: each
+//! unknown key (with the name it probably meant), each missing required
+//! parameter, each wrong type and each value outside an enum.
+
+use serde_json::{Map, Number, Value};
+
+use super::error::ParamProblem;
+use super::{Arg, suggest};
+use crate::catalog::{ActionSpec, Location, ParamSpec, ParamType};
+
+pub fn validate(
+    action: &'static ActionSpec,
+    given: Map<String, Value>,
+) -> Result<Vec<Arg>, Vec<ParamProblem>> {
+    let mut problems = Vec::new();
+    let mut slots: Vec<Option<Value>> = Vec::new();
+    slots.resize_with(action.params.len(), || None);
+
+    for (key, value) in given {
+        let Some(index) = action.params.iter().position(|p| p.name == key) else {
+            problems.push(ParamProblem::Unknown {
+                suggestion: suggest::suggest_param(&key, action),
+                key,
+            });
+            continue;
+        };
+        // Agents often fill optional parameters with null: that is "not
+        // given", and a required one is then reported missing below.
+        if value.is_null() {
+            continue;
+        }
+        let spec = &action.params[index];
+        match coerce(spec, value) {
+            Ok(value) => match check_value(spec, &value) {
+                Some(problem) => problems.push(problem),
+                None => slots[index] = Some(value),
+            },
+            Err(problem) => problems.push(problem),
+        }
+    }
+
+    for (spec, slot) in action.params.iter().zip(&slots) {
+        let given_but_invalid = problems.iter().any(|p| p.param() == Some(spec.name));
+        if spec.required && slot.is_none() && !given_but_invalid {
+            problems.push(ParamProblem::Missing { name: spec.name });
+        }
+    }
+
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(action
+        .params
+        .iter()
+        .zip(slots)
+        .filter_map(|(spec, slot)| slot.map(|value| Arg { spec, value }))
+        .collect())
+}
+
+/// Apply the unambiguous coercions, or say which type was expected.
+fn coerce(spec: &'static ParamSpec, value: Value) -> Result<Value, ParamProblem> {
+    let wrong = |value: &Value| ParamProblem::WrongType {
+        name: spec.name,
+        expected: expected_type(spec),
+        got: describe(value),
+    };
+    match (spec.ty, value) {
+        (ParamType::Array, Value::Array(items)) => {
+            let item_ty = spec.items.unwrap_or(ParamType::String);
+            let mut out = Vec::with_capacity(items.len());
+            for item in items {
+                match coerce_scalar(item_ty, item) {
+                    Ok(v) => out.push(v),
+                    Err(item) => return Err(wrong(&item)),
+                }
+            }
+            Ok(Value::Array(out))
+        }
+        // A comma-separated string, or a single value, where a list is taken.
+        (ParamType::Array, Value::String(text)) => {
+            let item_ty = spec.items.unwrap_or(ParamType::String);
+            let mut out = Vec::new();
+            for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                match coerce_scalar(item_ty, Value::String(part.to_string())) {
+                    Ok(v) => out.push(v),
+                    Err(_) => return Err(wrong(&Value::String(text.clone()))),
+                }
+            }
+            Ok(Value::Array(out))
+        }
+        (ParamType::Array, scalar @ Value::Number(_)) => {
+            let item_ty = spec.items.unwrap_or(ParamType::String);
+            coerce_scalar(item_ty, scalar)
+                .map(|v| Value::Array(vec![v]))
+                .map_err(|v| wrong(&v))
+        }
+        (ParamType::Object, Value::Object(map)) => Ok(Value::Object(map)),
+        (ParamType::Object, Value::String(text)) => match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(map)) => Ok(Value::Object(map)),
+            _ => Err(wrong(&Value::String(text))),
+        },
+        (ty, value) => coerce_scalar(ty, value).map_err(|v| wrong(&v)),
+    }
+}
+
+/// Coerce one scalar; on failure hand the value back for the message.
+fn coerce_scalar(ty: ParamType, value: Value) -> Result<Value, Value> {
+    match (ty, value) {
+        (ParamType::String, Value::String(s)) => Ok(Value::String(s)),
+        // A number where text is expected (`"project_id": 42`) is its digits.
+        (ParamType::String, Value::Number(n)) => Ok(Value::String(n.to_string())),
+        (ParamType::Integer, Value::Number(n)) => integer(&n).ok_or(Value::Number(n)),
+        (ParamType::Integer, Value::String(s)) => match s.trim().parse::<i64>() {
+            Ok(i) => Ok(Value::Number(i.into())),
+            Err(_) => Err(Value::String(s)),
+        },
+        (ParamType::Number, Value::Number(n)) => Ok(Value::Number(n)),
+        (ParamType::Number, Value::String(s)) => {
+            match s.trim().parse::<f64>().ok().and_then(Number::from_f64) {
+                Some(n) => Ok(Value::Number(n)),
+                None => Err(Value::String(s)),
+            }
+        }
+        (ParamType::Boolean, Value::Bool(b)) => Ok(Value::Bool(b)),
+        (ParamType::Boolean, Value::String(s)) => match s.trim().to_ascii_lowercase().as_str() {
+            "true" => Ok(Value::Bool(true)),
+            "false" => Ok(Value::Bool(false)),
+            _ => Err(Value::String(s)),
+        },
+        (ParamType::Object, Value::Object(m)) => Ok(Value::Object(m)),
+        (_, other) => Err(other),
+    }
+}
+
+/// `42`, `42.0` and `4.2e1` are the integer 42; `4.5` is not an integer.
+fn integer(n: &Number) -> Option<Value> {
+    if n.is_i64() || n.is_u64() {
+        return Some(Value::Number(n.clone()));
+    }
+    let f = n.as_f64()?;
+    (f.fract() == 0.0 && f.abs() < 9.0e15).then(|| Value::Number((f as i64).into()))
+}
+
+/// Checks on a well-typed value: enums, and path segments that could change
+/// which endpoint is called.
+fn check_value(spec: &'static ParamSpec, value: &Value) -> Option<ParamProblem> {
+    if !spec.allowed.is_empty() {
+        let values: Vec<&Value> = match value {
+            Value::Array(items) => items.iter().collect(),
+            other => vec![other],
+        };
+        for v in values {
+            let text = scalar_text(v);
+            if !spec.allowed.contains(&text.as_str()) {
+                return Some(ParamProblem::NotAllowed {
+                    name: spec.name,
+                    closest: closest_allowed(&text, spec.allowed),
+                    allowed: spec.allowed,
+                    value: text,
+                });
+            }
+        }
+    }
+    if spec.location == Location::Path {
+        let text = scalar_text(value);
+        let reason = match text.as_str() {
+            "" => Some("it is empty"),
+            "." | ".." => Some("`.` and `..` are not names GitLab can have here"),
+            _ => None,
+        };
+        if let Some(reason) = reason {
+            return Some(ParamProblem::BadPathValue {
+                name: spec.name,
+                value: text,
+                reason,
+            });
+        }
+    }
+    None
+}
+
+fn closest_allowed(given: &str, allowed: &'static [&'static str]) -> Option<&'static str> {
+    if let Some(exact) = allowed.iter().find(|a| a.eq_ignore_ascii_case(given)) {
+        return Some(exact);
+    }
+    suggest::closest(given, allowed.iter().copied()).or_else(|| {
+        // `open` for `opened`: a prefix is a strong hint too.
+        let lower = given.to_ascii_lowercase();
+        allowed
+            .iter()
+            .copied()
+            .find(|a| !lower.is_empty() && a.starts_with(&lower))
+    })
+}
+
+/// The text GitLab would receive for a scalar.
+pub fn scalar_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn expected_type(spec: &ParamSpec) -> String {
+    match (spec.ty, spec.items) {
+        (ParamType::Array, Some(items)) => format!(
+            "a list of {}s (or one comma-separated string)",
+            items.as_str()
+        ),
+        (ParamType::Integer, _) => "an integer".into(),
+        (ParamType::Object, _) => "an object".into(),
+        (ty, _) => format!("a {}", ty.as_str()),
+    }
+}
+
+/// A short description of a JSON value for an error message.
+fn describe(value: &Value) -> String {
+    let text = value.to_string();
+    let short = if text.chars().count() > 40 {
+        format!("{}…", text.chars().take(40).collect::<String>())
+    } else {
+        text
+    };
+    format!("{} {short}", json_kind(value))
+}
+
+pub fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}

@@ -1,0 +1,373 @@
+//! Finding the name an agent probably meant.
+//!
+//! Suggestions are only words in an error: nothing here renames anything.
+//! Three sources, tried in order: the same name in snake_case, a table of
+//! synonyms agents really use, then edit distance.
+
+use crate::catalog::{ActionSpec, ToolSpec};
+
+/// `issueIid` → `issue_iid`, `Project-ID` → `project_id`, ` ref ` → `ref`.
+pub fn snake_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut prev_lower_or_digit = false;
+    for c in name.trim().chars() {
+        if c.is_ascii_uppercase() {
+            if prev_lower_or_digit {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+            prev_lower_or_digit = false;
+        } else if c == '-' || c == ' ' || c == '.' {
+            out.push('_');
+            prev_lower_or_digit = false;
+        } else {
+            out.push(c);
+            prev_lower_or_digit = c.is_ascii_lowercase() || c.is_ascii_digit();
+        }
+    }
+    // `iids[]` as GitLab's docs write it is the parameter `iids`.
+    while out.ends_with("[]") {
+        out.truncate(out.len() - 2);
+    }
+    out
+}
+
+/// Names agents use for parameters, and what they usually mean, best first.
+/// Only a candidate the action accepts is ever suggested.
+const PARAM_SYNONYMS: &[(&str, &[&str])] = &[
+    ("iid", &["issue_iid", "merge_request_iid"]),
+    (
+        "id",
+        &[
+            "project_id",
+            "issue_iid",
+            "merge_request_iid",
+            "pipeline_id",
+            "job_id",
+            "note_id",
+            "group_id",
+            "user_id",
+        ],
+    ),
+    ("issue", &["issue_iid"]),
+    ("issue_id", &["issue_iid"]),
+    ("issue_number", &["issue_iid"]),
+    ("mr", &["merge_request_iid"]),
+    ("mr_iid", &["merge_request_iid"]),
+    ("mr_id", &["merge_request_iid"]),
+    ("mr_number", &["merge_request_iid"]),
+    ("merge_request", &["merge_request_iid"]),
+    ("merge_request_id", &["merge_request_iid"]),
+    ("project", &["project_id"]),
+    ("project_path", &["project_id"]),
+    ("project_name", &["project_id"]),
+    ("path_with_namespace", &["project_id"]),
+    ("repo", &["project_id"]),
+    ("repository", &["project_id"]),
+    ("group", &["group_id"]),
+    ("group_path", &["group_id"]),
+    ("namespace", &["group_id", "namespace_id"]),
+    ("pipeline", &["pipeline_id"]),
+    ("job", &["job_id"]),
+    ("note", &["note_id", "body"]),
+    ("discussion", &["discussion_id"]),
+    ("thread_id", &["discussion_id"]),
+    ("user", &["user_id", "username"]),
+    ("path", &["file_path", "path"]),
+    ("file", &["file_path"]),
+    ("filename", &["file_path"]),
+    ("file_name", &["file_path"]),
+    ("filepath", &["file_path"]),
+    (
+        "branch_name",
+        &["branch", "ref", "ref_name", "source_branch"],
+    ),
+    ("ref", &["ref_name", "branch", "sha"]),
+    ("revision", &["ref", "ref_name", "sha"]),
+    ("commit", &["sha", "ref"]),
+    ("commit_sha", &["sha"]),
+    ("commit_id", &["sha"]),
+    ("hash", &["sha"]),
+    ("tag", &["tag_name"]),
+    ("version", &["tag_name"]),
+    ("query", &["search"]),
+    ("q", &["search"]),
+    ("search_query", &["search"]),
+    ("search_term", &["search"]),
+    ("keyword", &["search"]),
+    ("keywords", &["search"]),
+    ("term", &["search"]),
+    ("filter", &["search"]),
+    ("comment", &["body"]),
+    ("text", &["body", "content", "description"]),
+    ("content", &["body", "description"]),
+    (
+        "message",
+        &["commit_message", "body", "description", "message"],
+    ),
+    ("commit_msg", &["commit_message"]),
+    ("desc", &["description"]),
+    ("body", &["description", "content"]),
+    ("details", &["description"]),
+    ("name", &["title", "name"]),
+    ("subject", &["title"]),
+    ("summary", &["title"]),
+    ("label", &["labels"]),
+    ("tags", &["labels"]),
+    (
+        "assignee",
+        &["assignee_ids", "assignee_id", "assignee_username"],
+    ),
+    ("assignees", &["assignee_ids", "assignee_username"]),
+    ("assignee_id", &["assignee_ids"]),
+    ("reviewer", &["reviewer_ids", "reviewer_id"]),
+    ("reviewers", &["reviewer_ids"]),
+    ("milestone", &["milestone_id"]),
+    ("status", &["state", "status"]),
+    ("state", &["status", "state_event"]),
+    ("source", &["source_branch"]),
+    ("from_branch", &["source_branch"]),
+    ("head", &["source_branch"]),
+    ("target", &["target_branch"]),
+    ("base", &["target_branch", "from"]),
+    ("into", &["target_branch"]),
+    ("to_branch", &["target_branch"]),
+    ("limit", &["per_page"]),
+    ("page_size", &["per_page"]),
+    ("count", &["per_page"]),
+    ("size", &["per_page"]),
+    ("max_results", &["per_page"]),
+    ("offset", &["page"]),
+];
+
+/// The accepted parameter `key` probably meant, if any.
+pub fn suggest_param(key: &str, action: &ActionSpec) -> Option<&'static str> {
+    let snake = snake_case(key);
+    if let Some(p) = action.param(&snake) {
+        return Some(p.name);
+    }
+    if let Some((_, candidates)) = PARAM_SYNONYMS.iter().find(|(k, _)| *k == snake) {
+        if let Some(p) = candidates.iter().find_map(|c| action.param(c)) {
+            return Some(p.name);
+        }
+    }
+    // `ref` for `ref_name`, `iid` for `issue_iid`: one word of a longer name.
+    let part_of = action.params.iter().find(|p| {
+        p.name
+            .strip_suffix(snake.as_str())
+            .is_some_and(|rest| rest.ends_with('_'))
+            || p.name
+                .strip_prefix(snake.as_str())
+                .is_some_and(|rest| rest.starts_with('_'))
+    });
+    if let Some(p) = part_of {
+        return Some(p.name);
+    }
+    closest(&snake, action.params.iter().map(|p| p.name))
+}
+
+/// The closest of `candidates` by edit distance, if close enough to be a
+/// plausible typo: transpositions count as one edit.
+pub fn closest<'a>(given: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let given = given.to_ascii_lowercase();
+    let mut best: Option<(&'a str, usize, f64)> = None;
+    for candidate in candidates {
+        let distance = strsim::damerau_levenshtein(&given, candidate);
+        let similarity = strsim::jaro_winkler(&given, candidate);
+        let better = match best {
+            None => true,
+            Some((_, d, s)) => distance < d || (distance == d && similarity > s),
+        };
+        if better {
+            best = Some((candidate, distance, similarity));
+        }
+    }
+    let (name, distance, similarity) = best?;
+    let allowed = match given.chars().count().max(name.len()) {
+        0..=3 => 1,
+        4..=7 => 2,
+        _ => 3,
+    };
+    (distance <= allowed || similarity >= 0.92).then_some(name)
+}
+
+/// What an agent may call an action, mapped to this catalog's words.
+const ACTION_WORDS: &[(&str, &str)] = &[
+    ("show", "get"),
+    ("read", "get"),
+    ("fetch", "get"),
+    ("view", "get"),
+    ("retrieve", "get"),
+    ("describe", "get"),
+    ("info", "get"),
+    ("find", "list"),
+    ("all", "list"),
+    ("add", "create"),
+    ("new", "create"),
+    ("open", "create"),
+    ("post", "create"),
+    ("make", "create"),
+    ("edit", "update"),
+    ("modify", "update"),
+    ("patch", "update"),
+    ("change", "update"),
+    ("set", "update"),
+    ("remove", "delete"),
+    ("destroy", "delete"),
+    ("del", "delete"),
+    ("rm", "delete"),
+    ("comment", "note"),
+    ("reply", "note"),
+    ("mr", "merge_request"),
+    ("repo", "repository"),
+    ("trace", "log"),
+    ("logs", "log"),
+    ("rerun", "retry"),
+    ("restart", "retry"),
+    ("stop", "cancel"),
+    ("abort", "cancel"),
+    ("accept", "merge"),
+    ("diff", "diff"),
+    ("changes", "diffs"),
+    ("blob", "file"),
+    ("content", "raw"),
+    ("file_content", "file_raw"),
+];
+
+/// Words of a guessed action name, mapped to catalog words and singular.
+/// The flag says whether a plural noun asked for a list (`get_comments`).
+fn action_words(given: &str) -> (Vec<String>, bool) {
+    let snake = snake_case(given);
+    let mut plural = false;
+    let mut words: Vec<String> = Vec::new();
+    for raw in snake.split('_').filter(|w| !w.is_empty()) {
+        let mapped = ACTION_WORDS
+            .iter()
+            .find(|(k, _)| *k == raw)
+            .map(|(_, v)| *v);
+        let word = match mapped {
+            Some(m) => m.to_string(),
+            None => match raw.strip_suffix('s') {
+                Some(stem) if stem.len() > 2 && !raw.ends_with("ss") && raw != "diffs" => {
+                    plural = true;
+                    stem.to_string()
+                }
+                _ => raw.to_string(),
+            },
+        };
+        words.extend(word.split('_').map(str::to_string));
+    }
+    (words, plural)
+}
+
+/// The nouns a tool's name stands for: `gitlab_merge_request` → merge, request.
+fn tool_nouns(tool: &ToolSpec) -> Vec<&'static str> {
+    tool.name.trim_start_matches("gitlab_").split('_').collect()
+}
+
+/// The action of `tool` that `given` names once the tool's own nouns are set
+/// aside and verb and noun are put in catalog order: `get_issue` is `get` in
+/// `gitlab_issue`, `add_comment` is `note_create`, `get_comments` is `note_list`.
+pub fn match_action(given: &str, tool: &'static ToolSpec) -> Option<&'static str> {
+    let (words, plural) = action_words(given);
+    let nouns = tool_nouns(tool);
+    let rest: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !nouns.contains(w))
+        .collect();
+    let mut candidates: Vec<String> = Vec::new();
+    if rest.is_empty() {
+        // Only the tool's noun was given: `list_issues` or `issues`.
+        candidates.push(if plural { "list".into() } else { "get".into() });
+    } else {
+        candidates.push(rest.join("_"));
+        let mut reversed = rest.clone();
+        reversed.reverse();
+        candidates.push(reversed.join("_"));
+        if plural && rest.len() == 2 && rest.contains(&"get") {
+            let noun = rest.iter().find(|w| **w != "get").unwrap();
+            candidates.push(format!("{noun}_list"));
+        }
+        if rest.len() == 1 && plural {
+            candidates.push(format!("{}_list", rest[0]));
+        }
+    }
+    candidates
+        .iter()
+        .find_map(|c| tool.action(c))
+        .map(|a| a.name)
+}
+
+/// Up to three actions of `tool` close to `given`, best first.
+pub fn closest_actions(given: &str, tool: &'static ToolSpec) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if let Some(name) = match_action(given, tool) {
+        out.push(name);
+    }
+    let snake = snake_case(given);
+    let mut scored: Vec<(&'static str, f64)> = tool
+        .actions
+        .iter()
+        .filter(|a| !out.contains(&a.name))
+        .map(|a| (a.name, strsim::jaro_winkler(&snake, a.name)))
+        .filter(|(_, s)| *s >= 0.8)
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    out.extend(scored.into_iter().map(|(n, _)| n));
+    out.truncate(3);
+    out
+}
+
+/// Other tools that have the action `given` asks for.
+pub fn action_elsewhere(
+    given: &str,
+    tool: &'static ToolSpec,
+    all: &'static [ToolSpec],
+) -> Vec<(&'static str, &'static str)> {
+    let snake = snake_case(given);
+    let given_words = action_words(given).0;
+    all.iter()
+        .filter(|t| t.name != tool.name)
+        .filter_map(|other| {
+            if let Some(a) = other.action(&snake) {
+                // A plain verb like `list` exists everywhere; it names another
+                // tool only when that tool's noun was in the guess too.
+                if snake.contains('_') {
+                    return Some((other.name, a.name));
+                }
+            }
+            let nouns = tool_nouns(other);
+            let names_other = nouns.iter().all(|n| given_words.iter().any(|w| w == n));
+            if !names_other {
+                return None;
+            }
+            match_action(given, other).map(|a| (other.name, a))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snake_case_normalises_common_spellings() {
+        assert_eq!(snake_case("issueIid"), "issue_iid");
+        assert_eq!(snake_case("projectID"), "project_id");
+        assert_eq!(snake_case("per-page"), "per_page");
+        assert_eq!(snake_case("iids[]"), "iids");
+        assert_eq!(snake_case("already_snake"), "already_snake");
+    }
+
+    #[test]
+    fn closest_tolerates_typos_and_transpositions() {
+        let names = ["project_id", "issue_iid", "labels"];
+        assert_eq!(
+            closest("projcet_id", names.iter().copied()),
+            Some("project_id")
+        );
+        assert_eq!(closest("lables", names.iter().copied()), Some("labels"));
+        assert_eq!(closest("zebra", names.iter().copied()), None);
+    }
+}

@@ -1,0 +1,110 @@
+//! One tool call from raw arguments to result text: decode, then either
+//! answer locally (`help`) or send the request and render GitLab's answer.
+//!
+//! Shared by the MCP server and the `call` command, and free of rmcp.
+
+use serde_json::{Map, Value};
+
+use crate::catalog::{self, Handler, Route, ToolSpec};
+use crate::config::{Config, ConfigError};
+use crate::dispatch::{self, help};
+use crate::gitlab::{self, Client};
+use crate::render;
+
+/// The result of a tool call, before any protocol wrapping.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub text: String,
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    fn ok(text: String) -> Self {
+        ToolOutput {
+            text,
+            is_error: false,
+        }
+    }
+
+    fn error(text: String) -> Self {
+        ToolOutput {
+            text,
+            is_error: true,
+        }
+    }
+}
+
+/// A call that cannot be routed at all: the tool does not exist.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown tool `{name}`{}; tools: {}", suggestion.map(|s| format!(", did you mean `{s}`?")).unwrap_or_default(), available.join(", "))]
+pub struct UnknownTool {
+    pub name: String,
+    pub suggestion: Option<&'static str>,
+    pub available: Vec<&'static str>,
+}
+
+pub struct Engine {
+    client: Client,
+    tools: &'static [ToolSpec],
+}
+
+impl Engine {
+    pub fn new(config: &Config) -> Result<Self, ConfigError> {
+        Ok(Engine {
+            client: Client::new(config)?,
+            tools: catalog::tools(),
+        })
+    }
+
+    pub fn tools(&self) -> &'static [ToolSpec] {
+        self.tools
+    }
+
+    pub async fn call(
+        &self,
+        tool_name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<ToolOutput, UnknownTool> {
+        let Some(tool) = self.tools.iter().find(|t| t.name == tool_name) else {
+            return Err(UnknownTool {
+                name: tool_name.to_string(),
+                suggestion: dispatch::suggest::closest(
+                    tool_name,
+                    self.tools.iter().map(|t| t.name),
+                ),
+                available: self.tools.iter().map(|t| t.name).collect(),
+            });
+        };
+        let call = match dispatch::decode(tool, self.tools, arguments) {
+            Ok(call) => call,
+            Err(error) => {
+                tracing::debug!(tool = tool.name, "invalid call");
+                return Ok(ToolOutput::error(error.to_string()));
+            }
+        };
+        if let Route::Handler(handler) = call.action.route {
+            return Ok(match handler {
+                Handler::Help => ToolOutput::ok(match call.arg("action").and_then(Value::as_str) {
+                    Some(name) => help::action_help(
+                        tool,
+                        tool.action(name).expect("help's enum lists real actions"),
+                    ),
+                    None => help::tool_help(tool),
+                }),
+            });
+        }
+        let request = gitlab::plan(&call).expect("REST actions have a request");
+        tracing::debug!(tool = tool.name, action = call.action.name, method = request.method.as_str(), path = %request.path, "request");
+        match self.client.send(&request).await {
+            Ok(response) => Ok(ToolOutput::ok(render::success(&call, &response))),
+            Err(error) => {
+                tracing::info!(tool = tool.name, action = call.action.name, %error, "GitLab call failed");
+                let ctx = render::Context {
+                    has_token: self.client.has_token(),
+                    host: self.client.host(),
+                };
+                Ok(ToolOutput::error(render::failure(&call, &error, &ctx)))
+            }
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! The HTTP client: the only code that knows reqwest.
+//!
+//! One `reqwest::Client` (a pool of kept-alive connections) per server. The
+//! token goes into one header marked sensitive, so it is redacted from any
+//! debug output of hyper and reqwest.
+
+use std::error::Error as _;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+
+use super::error::{GitLabError, NetworkKind, StatusError};
+use super::request::HttpRequest;
+use super::response::{Pagination, Response};
+use crate::catalog::Method;
+use crate::config::{AuthScheme, Config, ConfigError};
+
+#[derive(Debug, Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    api_root: String,
+    /// The host, for network error messages.
+    host: String,
+    has_token: bool,
+}
+
+impl Client {
+    pub fn new(config: &Config) -> Result<Self, ConfigError> {
+        let mut headers = HeaderMap::new();
+        if let Some(token) = &config.token {
+            let (name, value) = match config.auth {
+                AuthScheme::PrivateToken => (
+                    HeaderName::from_static("private-token"),
+                    token.expose().to_string(),
+                ),
+                AuthScheme::Bearer => (
+                    reqwest::header::AUTHORIZATION,
+                    format!("Bearer {}", token.expose()),
+                ),
+            };
+            let mut value =
+                HeaderValue::from_str(&value).map_err(|_| ConfigError::TokenCharacters)?;
+            value.set_sensitive(true);
+            headers.insert(name, value);
+        }
+        let http = reqwest::Client::builder()
+            .default_headers(headers)
+            .user_agent(concat!("gitlab-mcp/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(config.connect_timeout)
+            .timeout(config.request_timeout)
+            // GitLab redirects only to its sign-in page or to object storage;
+            // neither must receive the token, and reqwest drops it on a
+            // cross-host redirect anyway. Following none is simplest.
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("reqwest client builds with static settings");
+        let host = config
+            .api_root
+            .split("://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or_default()
+            .to_string();
+        Ok(Client {
+            http,
+            api_root: config.api_root.clone(),
+            host,
+            has_token: config.token.is_some(),
+        })
+    }
+
+    pub fn has_token(&self) -> bool {
+        self.has_token
+    }
+
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// Send one request and read the whole answer.
+    pub async fn send(&self, request: &HttpRequest) -> Result<Response, GitLabError> {
+        let url = format!("{}{}", self.api_root, request.path_and_query());
+        let parsed = reqwest::Url::parse(&url).map_err(|_| GitLabError::Network {
+            kind: NetworkKind::Other,
+            host: self.host.clone(),
+        })?;
+        // The encoding guarantees the URL parser changes nothing; this check
+        // keeps that promise even if the encoding had a bug.
+        if !parsed.path().ends_with(&request.path) {
+            return Err(GitLabError::Body(
+                "the request path was altered by URL parsing; nothing was sent".into(),
+            ));
+        }
+        let method = match request.method {
+            Method::Get => reqwest::Method::GET,
+            Method::Post => reqwest::Method::POST,
+            Method::Put => reqwest::Method::PUT,
+            Method::Delete => reqwest::Method::DELETE,
+        };
+        let mut builder = self.http.request(method, parsed);
+        if let Some(body) = &request.body {
+            builder = builder.json(body);
+        }
+        let answer = builder.send().await.map_err(|e| self.network_error(&e))?;
+
+        let status = answer.status().as_u16();
+        let headers = answer.headers().clone();
+        let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+        let request_id = header("x-request-id").map(str::to_string);
+        let is_json = header("content-type").is_some_and(|c| c.contains("json"));
+        let retry_after = retry_after(header("retry-after"), header("ratelimit-reset"));
+        let pagination = Pagination::from_headers(header);
+        let body = answer
+            .bytes()
+            .await
+            .map_err(|e| self.network_error(&e))?
+            .to_vec();
+
+        if (200..300).contains(&status) {
+            Ok(Response {
+                status,
+                body,
+                is_json,
+                pagination,
+                request_id,
+            })
+        } else {
+            Err(GitLabError::Status(StatusError::from_parts(
+                status,
+                &body,
+                request_id,
+                retry_after,
+            )))
+        }
+    }
+
+    fn network_error(&self, error: &reqwest::Error) -> GitLabError {
+        GitLabError::Network {
+            kind: classify(error),
+            host: self.host.clone(),
+        }
+    }
+}
+
+/// `Retry-After` in seconds, else `RateLimit-Reset` (a Unix time).
+fn retry_after(retry_after: Option<&str>, reset: Option<&str>) -> Option<Duration> {
+    if let Some(seconds) = retry_after.and_then(|v| v.trim().parse::<u64>().ok()) {
+        return Some(Duration::from_secs(seconds));
+    }
+    let reset: u64 = reset?.trim().parse().ok()?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    Some(Duration::from_secs(reset.saturating_sub(now)))
+}
+
+/// Which network failure this is, from reqwest's flags and the error chain.
+fn classify(error: &reqwest::Error) -> NetworkKind {
+    if error.is_timeout() {
+        return NetworkKind::Timeout;
+    }
+    let mut chain = String::new();
+    let mut source = error.source();
+    while let Some(e) = source {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            match io.kind() {
+                std::io::ErrorKind::ConnectionRefused => return NetworkKind::Refused,
+                std::io::ErrorKind::TimedOut => return NetworkKind::Timeout,
+                _ => {}
+            }
+        }
+        chain.push_str(&e.to_string().to_ascii_lowercase());
+        chain.push('\n');
+        source = e.source();
+    }
+    if chain.contains("dns error")
+        || chain.contains("failed to lookup address")
+        || chain.contains("name or service not known")
+    {
+        NetworkKind::Dns
+    } else if chain.contains("certificate")
+        || chain.contains("tls")
+        || chain.contains("handshake")
+        || chain.contains("invalid peer")
+    {
+        NetworkKind::Tls
+    } else if chain.contains("connection refused") {
+        NetworkKind::Refused
+    } else if error.is_connect() || error.is_request() || error.is_body() {
+        NetworkKind::Connection
+    } else {
+        NetworkKind::Other
+    }
+}

@@ -1,0 +1,218 @@
+//! GitLab's failures as values: an HTTP status with GitLab's own message, or
+//! a network failure of a known kind.
+//!
+//! Nothing here holds a header value (but the request id), a request body or
+//! the token, so no rendering of these errors can leak them.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// GitLab's message is cut here: enough to act on, never a wall of text.
+pub const MESSAGE_LIMIT: usize = 300;
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum GitLabError {
+    #[error("GitLab answered {0}")]
+    Status(StatusError),
+    #[error("network error: {kind:?}")]
+    Network { kind: NetworkKind, host: String },
+    #[error("GitLab's answer could not be read: {0}")]
+    Body(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct StatusError {
+    pub status: u16,
+    /// GitLab's own message, extracted from whichever body format it used.
+    pub message: Option<String>,
+    /// The OAuth-style error code (`invalid_token`, `insufficient_scope`).
+    pub error_code: Option<String>,
+    /// The scope a 403 `insufficient_scope` asks for.
+    pub scope: Option<String>,
+    pub request_id: Option<String>,
+    /// `Retry-After`, or `RateLimit-Reset` turned into a delay.
+    pub retry_after: Option<Duration>,
+    /// The body was an HTML page (a proxy or maintenance page).
+    pub html: bool,
+}
+
+impl std::fmt::Display for StatusError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.status)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetworkKind {
+    Refused,
+    Dns,
+    Timeout,
+    Tls,
+    /// Connected, then the connection broke.
+    Connection,
+    Other,
+}
+
+impl StatusError {
+    /// Build from a status, the body and the few headers that matter.
+    pub fn from_parts(
+        status: u16,
+        body: &[u8],
+        request_id: Option<String>,
+        retry_after: Option<Duration>,
+    ) -> Self {
+        let html = looks_like_html(body);
+        let mut error = StatusError {
+            status,
+            message: None,
+            error_code: None,
+            scope: None,
+            request_id,
+            retry_after,
+            html,
+        };
+        if html {
+            return error;
+        }
+        match serde_json::from_slice::<Value>(body) {
+            Ok(json) => {
+                error.error_code = json
+                    .get("error")
+                    .and_then(Value::as_str)
+                    .filter(|c| {
+                        matches!(
+                            *c,
+                            "invalid_token" | "insufficient_scope" | "invalid_request"
+                        )
+                    })
+                    .map(str::to_string);
+                error.scope = json
+                    .get("scope")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                error.message = message_from_json(&json).map(|m| cut(&m));
+            }
+            Err(_) => {
+                let text = String::from_utf8_lossy(body);
+                let text = text.trim();
+                if !text.is_empty() {
+                    error.message = Some(cut(text));
+                }
+            }
+        }
+        error
+    }
+}
+
+/// GitLab's message from each of its body formats:
+/// `{"message": "..."}`, `{"message": {"field": ["..."]}}`,
+/// `{"message": {"error": "..."}}`, `{"error": "..."}`,
+/// `{"error": "...", "error_description": "..."}`.
+fn message_from_json(json: &Value) -> Option<String> {
+    if let Some(description) = json.get("error_description").and_then(Value::as_str) {
+        return Some(description.to_string());
+    }
+    if let Some(message) = json.get("message") {
+        return flatten(message);
+    }
+    if let Some(error) = json.get("error") {
+        return flatten(error);
+    }
+    match json {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(_) => flatten(json),
+        _ => None,
+    }
+}
+
+/// Model validation errors read as `title: can't be blank; base: ...`.
+fn flatten(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
+        Value::Array(items) => {
+            let parts: Vec<String> = items.iter().filter_map(flatten).collect();
+            (!parts.is_empty()).then(|| parts.join(", "))
+        }
+        Value::Object(map) => {
+            let parts: Vec<String> = map
+                .iter()
+                .filter_map(|(k, v)| {
+                    let text = flatten(v)?;
+                    Some(if k == "base" || k == "error" {
+                        text
+                    } else {
+                        format!("{k}: {text}")
+                    })
+                })
+                .collect();
+            (!parts.is_empty()).then(|| parts.join("; "))
+        }
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn looks_like_html(body: &[u8]) -> bool {
+    let start: Vec<u8> = body
+        .iter()
+        .skip_while(|b| b.is_ascii_whitespace())
+        .take(15)
+        .map(u8::to_ascii_lowercase)
+        .collect();
+    start.starts_with(b"<!doctype html") || start.starts_with(b"<html")
+}
+
+/// At most `MESSAGE_LIMIT` characters, on a character boundary.
+pub fn cut(text: &str) -> String {
+    if text.chars().count() <= MESSAGE_LIMIT {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(MESSAGE_LIMIT).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(body: &str) -> Option<String> {
+        StatusError::from_parts(400, body.as_bytes(), None, None).message
+    }
+
+    #[test]
+    fn reads_every_gitlab_body_format() {
+        assert_eq!(
+            message(r#"{"message":"404 Project Not Found"}"#).unwrap(),
+            "404 Project Not Found"
+        );
+        assert_eq!(
+            message(r#"{"error":"title is missing"}"#).unwrap(),
+            "title is missing"
+        );
+        assert_eq!(
+            message(r#"{"message":{"title":["can't be blank"],"base":["Limit reached"]}}"#)
+                .unwrap(),
+            "Limit reached; title: can't be blank"
+        );
+        assert_eq!(
+            message(r#"{"message":{"error":"This endpoint has been requested too many times."}}"#)
+                .unwrap(),
+            "This endpoint has been requested too many times."
+        );
+        assert_eq!(
+            message(r#"{"error":"invalid_token","error_description":"Token is expired."}"#)
+                .unwrap(),
+            "Token is expired."
+        );
+        assert_eq!(message("Retry later").unwrap(), "Retry later");
+        assert_eq!(message("<!DOCTYPE html><html>502</html>"), None);
+    }
+
+    #[test]
+    fn long_messages_are_cut() {
+        let long = format!(r#"{{"message":"{}"}}"#, "x".repeat(1000));
+        assert_eq!(message(&long).unwrap().chars().count(), MESSAGE_LIMIT + 1);
+    }
+}

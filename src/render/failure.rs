@@ -1,0 +1,145 @@
+//! A GitLab failure as text an agent can act on: what kind of failure it
+//! is, GitLab's own words, the catalog's hint for that status, and the
+//! request id an administrator can look up.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use crate::catalog::{Location, Method, Returns, Route};
+use crate::dispatch::ValidatedCall;
+use crate::gitlab::{GitLabError, NetworkKind, StatusError};
+
+/// Facts about the server the messages need.
+pub struct Context<'a> {
+    pub has_token: bool,
+    pub host: &'a str,
+}
+
+pub fn failure(call: &ValidatedCall, error: &GitLabError, ctx: &Context<'_>) -> String {
+    match error {
+        GitLabError::Status(status) if status.status == 404 && is_get(call) => {
+            not_found(call, status)
+        }
+        GitLabError::Status(status) => status_failure(call, status, ctx),
+        GitLabError::Network { kind, host } => network_failure(call, *kind, host),
+        GitLabError::Body(reason) => format!("{}: {reason}", heading(call)),
+    }
+}
+
+fn heading(call: &ValidatedCall) -> String {
+    format!("{} {}", call.tool.name, call.action.name)
+}
+
+/// A GET of one resource: a 404 is information, not a malfunction.
+fn is_get(call: &ValidatedCall) -> bool {
+    matches!(
+        call.action.route,
+        Route::Rest {
+            method: Method::Get,
+            ..
+        }
+    ) && matches!(call.action.returns, Returns::One(_) | Returns::Text)
+}
+
+fn not_found(call: &ValidatedCall, status: &StatusError) -> String {
+    let ids: Vec<String> = call
+        .args
+        .iter()
+        .filter(|a| a.spec.location == Location::Path)
+        .map(|a| match &a.value {
+            Value::String(s) => format!("{} \"{s}\"", a.spec.name),
+            other => format!("{} {other}", a.spec.name),
+        })
+        .collect();
+    let mut out = format!(
+        "Not found: {} with {}. It may not exist, or the token cannot see it (GitLab answers 404 for both).",
+        heading(call),
+        ids.join(", ")
+    );
+    if let Some(message) = &status.message {
+        let _ = write!(out, "\nGitLab says: {message}");
+    }
+    if let Some(hint) = call.action.hint(404) {
+        let _ = write!(out, "\nNext: {hint}");
+    }
+    push_request_id(&mut out, status);
+    out
+}
+
+fn status_failure(call: &ValidatedCall, status: &StatusError, ctx: &Context<'_>) -> String {
+    let code = status.status;
+    let meaning = match code {
+        400 => "bad request: GitLab rejected a parameter value".to_string(),
+        401 if !ctx.has_token => "authentication required: no token is configured (set GITLAB_TOKEN)".to_string(),
+        401 if status.error_code.as_deref() == Some("invalid_token") => {
+            "unauthorized: the token is expired or revoked; create a new one".to_string()
+        }
+        401 => "unauthorized: the token was not accepted (wrong token, or the wrong scheme: PRIVATE-TOKEN for personal/project/group tokens, Bearer for OAuth)".to_string(),
+        403 if status.error_code.as_deref() == Some("insufficient_scope") => match &status.scope {
+            Some(scope) => format!("forbidden: the token lacks the `{scope}` scope"),
+            None => "forbidden: the token lacks a required scope".to_string(),
+        },
+        403 => "forbidden: the token's user lacks the permission for this action".to_string(),
+        404 => "not found: the resource or route does not exist, or the token cannot see it (GitLab answers 404 for both)".to_string(),
+        405 => "not allowed in the resource's current state".to_string(),
+        409 => "conflict: the resource already exists or changed meanwhile".to_string(),
+        412 => "precondition failed: the resource changed since it was read".to_string(),
+        422 => "unprocessable: GitLab refused the change".to_string(),
+        429 => match status.retry_after {
+            Some(wait) => format!("rate limited: try again in {} s", wait.as_secs().max(1)),
+            None => "rate limited: wait before trying again".to_string(),
+        },
+        500 => "GitLab had an internal error".to_string(),
+        502 => "bad gateway: GitLab is unreachable behind its proxy; try again shortly".to_string(),
+        503 => "GitLab is unavailable (maintenance or overload); try again shortly".to_string(),
+        504 => "gateway timeout: GitLab took too long; try again, perhaps with a smaller page".to_string(),
+        c if c >= 500 => "GitLab server error".to_string(),
+        _ => "unexpected status".to_string(),
+    };
+    let mut out = format!("{}: GitLab answered {code}, {meaning}.", heading(call));
+    match (&status.message, status.html) {
+        (Some(message), _) => {
+            let _ = write!(out, "\nGitLab says: {message}");
+        }
+        (None, true) => out.push_str("\nGitLab sent an HTML error page instead of JSON."),
+        (None, false) => {}
+    }
+    if let Some(hint) = call.action.hint(code) {
+        let _ = write!(out, "\nHint: {hint}");
+    }
+    push_request_id(&mut out, status);
+    out
+}
+
+fn network_failure(call: &ValidatedCall, kind: NetworkKind, host: &str) -> String {
+    let what = match kind {
+        NetworkKind::Refused => {
+            format!("connection to {host} refused: check GITLAB_URL and that GitLab is up")
+        }
+        NetworkKind::Dns => format!("the host name {host} could not be resolved: check GITLAB_URL"),
+        NetworkKind::Timeout => {
+            format!("{host} did not answer in time (request timeout); try again, or ask for less")
+        }
+        NetworkKind::Tls => {
+            format!("the TLS handshake with {host} failed (certificate or protocol problem)")
+        }
+        NetworkKind::Connection => format!("the connection to {host} failed"),
+        NetworkKind::Other => format!("the request to {host} failed"),
+    };
+    let mut out = format!("{}: network error, {what}.", heading(call));
+    let may_have_arrived = matches!(
+        kind,
+        NetworkKind::Timeout | NetworkKind::Connection | NetworkKind::Other
+    );
+    if may_have_arrived && call.action.mutates() {
+        out.push_str(" GitLab may have applied the change: check before repeating it.");
+    }
+    out
+}
+
+fn push_request_id(out: &mut String, status: &StatusError) {
+    if let Some(id) = &status.request_id {
+        let _ = write!(out, "\nRequest id: {id}");
+    }
+}
