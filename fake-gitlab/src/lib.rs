@@ -1,1 +1,220 @@
-pub fn x() {}
+#![recursion_limit = "512"]
+//! fake-gitlab: an in-memory imitation of GitLab's REST API v4.
+//!
+//! It answers the endpoints gitlab-mcp's tests and benchmarks use with
+//! GitLab's documented objects, status codes, error bodies and pagination
+//! headers, and it records every request exactly as it arrived. Tests can
+//! inject faults (a status, `Retry-After`, a delay, a malformed body).
+//!
+//! Where each behaviour comes from is noted beside it; "facts" refers to
+//! `../shared/gitlab-facts.md`, "docs" to docs.gitlab.com/api.
+
+pub mod auth;
+pub mod db;
+pub mod faults;
+pub mod http;
+pub mod log;
+pub mod objects;
+mod routes;
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use axum::Router;
+use axum::body::{Body, to_bytes};
+use axum::extract::{Request, State};
+use axum::http::HeaderValue;
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+
+pub use faults::Fault;
+pub use log::RecordedRequest;
+
+/// Shared state of one fake instance.
+pub struct Shared {
+    pub db: Mutex<db::Db>,
+    log: Mutex<Vec<RecordedRequest>>,
+    faults: Mutex<Vec<Fault>>,
+    /// Whether to keep the request log (off for long benchmark runs).
+    record: bool,
+    request_counter: AtomicU64,
+}
+
+pub type App = Arc<Shared>;
+
+/// A running fake. Dropping it does not stop the server; it lives as long
+/// as the runtime that started it.
+#[derive(Clone)]
+pub struct FakeGitLab {
+    addr: SocketAddr,
+    shared: App,
+}
+
+impl FakeGitLab {
+    /// Start on an ephemeral loopback port, recording requests.
+    pub async fn start() -> FakeGitLab {
+        Self::start_on("127.0.0.1:0", true).await
+    }
+
+    /// Start on `addr`; `record` keeps the request log.
+    pub async fn start_on(addr: &str, record: bool) -> FakeGitLab {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .expect("bind fake GitLab");
+        let addr = listener.local_addr().expect("local address");
+        let host = format!("http://{addr}");
+        let shared = Arc::new(Shared {
+            db: Mutex::new(db::Db::seed(&host)),
+            log: Mutex::new(Vec::new()),
+            faults: Mutex::new(Vec::new()),
+            record,
+            request_counter: AtomicU64::new(0),
+        });
+        let app = router(shared.clone());
+        tokio::spawn(async move {
+            axum::serve(listener, app)
+                .await
+                .expect("fake GitLab server");
+        });
+        FakeGitLab { addr, shared }
+    }
+
+    /// `http://127.0.0.1:PORT`, GitLab's address without `/api/v4`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Every request received so far, oldest first.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.log).clone()
+    }
+
+    pub fn clear_requests(&self) {
+        lock(&self.shared.log).clear();
+    }
+
+    pub fn inject(&self, fault: Fault) {
+        lock(&self.shared.faults).push(fault);
+    }
+
+    pub fn clear_faults(&self) {
+        lock(&self.shared.faults).clear();
+    }
+
+    /// Direct access to the data, to arrange or inspect a test's state.
+    pub fn db(&self) -> MutexGuard<'_, db::Db> {
+        lock(&self.shared.db)
+    }
+}
+
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn router(shared: App) -> Router {
+    routes::routes()
+        .fallback(|| async { http::no_route() })
+        .layer(middleware::from_fn_with_state(shared.clone(), front))
+        .with_state(shared)
+}
+
+/// Every request passes here first: it is recorded, faults fire, the token
+/// is checked, and the answer gets an `X-Request-Id` (facts: every response
+/// carries one).
+async fn front(State(app): State<App>, request: Request, next: Next) -> Response {
+    let n = app.request_counter.fetch_add(1, Ordering::Relaxed) + 1;
+    let request_id = format!("01FAKE{n:020}");
+    let (parts, body) = request.into_parts();
+    let bytes = to_bytes(body, 64 * 1024 * 1024).await.unwrap_or_default();
+    let method = parts.method.to_string();
+    let raw_path = parts.uri.path().to_string();
+    if app.record {
+        let header = |name: &str| {
+            parts
+                .headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        lock(&app.log).push(RecordedRequest {
+            method: method.clone(),
+            raw_path: raw_path.clone(),
+            raw_query: parts.uri.query().unwrap_or_default().to_string(),
+            body: String::from_utf8_lossy(&bytes).into_owned(),
+            private_token: header("private-token"),
+            authorization: header("authorization"),
+        });
+    }
+
+    let fault = {
+        let mut faults = lock(&app.faults);
+        faults
+            .iter_mut()
+            .find(|f| f.matches(&method, &raw_path))
+            .map(|f| {
+                if let Some(t) = f.times.as_mut() {
+                    *t -= 1;
+                }
+                f.clone()
+            })
+    };
+    let mut response = match fault {
+        Some(fault) => {
+            if let Some(delay) = fault.delay {
+                tokio::time::sleep(delay).await;
+            }
+            match fault.status {
+                Some(status) => fault_response(&fault, status),
+                None => pass(parts, bytes, next).await,
+            }
+        }
+        None => pass(parts, bytes, next).await,
+    };
+    response.headers_mut().insert(
+        "x-request-id",
+        HeaderValue::from_str(&request_id).expect("ascii id"),
+    );
+    response
+}
+
+async fn pass(
+    mut parts: axum::http::request::Parts,
+    bytes: axum::body::Bytes,
+    next: Next,
+) -> Response {
+    match auth::authenticate(&parts.headers) {
+        Ok(user) => {
+            parts.extensions.insert(user);
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
+        Err(response) => response,
+    }
+}
+
+fn fault_response(fault: &Fault, status: u16) -> Response {
+    let status = axum::http::StatusCode::from_u16(status).expect("valid status");
+    let mut response = (status, fault.body.clone().unwrap_or_default()).into_response();
+    let headers = response.headers_mut();
+    headers.insert("content-type", HeaderValue::from_static(fault.content_type));
+    if let Some(seconds) = fault.retry_after {
+        // On 429 GitLab sends Retry-After and the RateLimit-* family (facts).
+        headers.insert(
+            "retry-after",
+            HeaderValue::from_str(&seconds.to_string()).unwrap(),
+        );
+        headers.insert("ratelimit-limit", HeaderValue::from_static("600"));
+        headers.insert("ratelimit-observed", HeaderValue::from_static("601"));
+        headers.insert("ratelimit-remaining", HeaderValue::from_static("0"));
+        headers.insert(
+            "ratelimit-name",
+            HeaderValue::from_static("throttle_authenticated_api"),
+        );
+    }
+    response
+}

@@ -1,0 +1,84 @@
+//! Tokens and who they belong to, checked the way GitLab checks them.
+//!
+//! - `PRIVATE-TOKEN: <pat>` or `Authorization: Bearer <pat or oauth>`
+//!   (gitlab-facts.md, "Auth"); an OAuth token in `PRIVATE-TOKEN` is unknown.
+//! - No token: anonymous, public projects are readable (like gitlab.com).
+//! - Unknown token: 401 `{"message":"401 Unauthorized"}`.
+//! - Expired token: 401 `{"error":"invalid_token","error_description":...}`
+//!   with `WWW-Authenticate`.
+//! - A `read_api` token writing: 403 `insufficient_scope` asking for `api`.
+
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Auth {
+    pub user_id: u64,
+    pub can_write: bool,
+}
+
+/// `Ok(None)` is anonymous; `Err` is GitLab's 401.
+pub fn authenticate(headers: &HeaderMap) -> Result<Option<Auth>, Response> {
+    let private = headers.get("private-token").and_then(|v| v.to_str().ok());
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    let (token, is_bearer) = match (private, bearer) {
+        (Some(t), _) => (t, false),
+        (None, Some(t)) => (t, true),
+        (None, None) => return Ok(None),
+    };
+    match token {
+        "glpat-alice" => Ok(Some(Auth {
+            user_id: 1,
+            can_write: true,
+        })),
+        "glpat-alice-read" => Ok(Some(Auth {
+            user_id: 1,
+            can_write: false,
+        })),
+        "glpat-bob" => Ok(Some(Auth {
+            user_id: 2,
+            can_write: true,
+        })),
+        "oauth-alice" if is_bearer => Ok(Some(Auth {
+            user_id: 1,
+            can_write: true,
+        })),
+        "glpat-expired" => Err(expired()),
+        _ => Err(crate::http::unauthorized()),
+    }
+}
+
+fn expired() -> Response {
+    let mut response = (
+        StatusCode::UNAUTHORIZED,
+        [(header::CONTENT_TYPE, "application/json")],
+        json!({
+            "error": "invalid_token",
+            "error_description": "Token is expired. You can either do re-authorization or token refresh."
+        })
+        .to_string(),
+    )
+        .into_response();
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static(
+            "Bearer realm=\"Protected by OAuth 2.0\", error=\"invalid_token\", error_description=\"Token is expired. You can either do re-authorization or token refresh.\"",
+        ),
+    );
+    response
+}
+
+pub fn insufficient_scope() -> Response {
+    crate::http::json_response(
+        StatusCode::FORBIDDEN,
+        json!({
+            "error": "insufficient_scope",
+            "error_description": "The request requires higher privileges than provided by the access token.",
+            "scope": "api"
+        }),
+    )
+}

@@ -1,0 +1,654 @@
+//! The fake's in-memory data and its seed: a small but realistic GitLab.
+//!
+//! Seed (ids are stable, tests rely on them):
+//! - users: 1 `alice` (a member of every private project but `acme/secret`),
+//!   2 `bob`, 3 `carol`;
+//! - tokens (see `auth.rs`): `glpat-alice` (scope api), `glpat-alice-read`
+//!   (scope read_api), `glpat-expired` (expired), `oauth-alice` (OAuth, Bearer only);
+//! - groups: 10 `acme`, 11 `acme/platform`;
+//! - projects: 1 `acme/platform/api` (private, 25 issues, 3 merge requests,
+//!   pipelines, jobs, branches with slashes and non-ASCII names, files with
+//!   spaces), 2 `acme/website` (public), 3 `acme/secret` (private, alice is
+//!   not a member: GitLab answers 404 for it).
+
+use std::collections::BTreeMap;
+
+pub struct Db {
+    pub host: String,
+    pub users: Vec<User>,
+    pub groups: Vec<Group>,
+    pub projects: Vec<Project>,
+    next_id: u64,
+    clock: u64,
+}
+
+#[derive(Clone)]
+pub struct User {
+    pub id: u64,
+    pub username: String,
+    pub name: String,
+}
+
+pub struct Group {
+    pub id: u64,
+    pub name: String,
+    pub path: String,
+    pub full_path: String,
+    pub parent_id: Option<u64>,
+}
+
+pub struct Project {
+    pub id: u64,
+    pub name: String,
+    pub path: String,
+    pub group_id: u64,
+    pub path_with_namespace: String,
+    pub description: String,
+    pub visibility: &'static str,
+    pub members: Vec<u64>,
+    pub default_branch: String,
+    pub created_at: String,
+    pub last_activity_at: String,
+    pub star_count: u64,
+    pub issues: Vec<Issue>,
+    pub merge_requests: Vec<MergeRequest>,
+    pub pipelines: Vec<Pipeline>,
+    pub jobs: Vec<Job>,
+    pub branches: Vec<Branch>,
+    pub tags: Vec<Tag>,
+    pub commits: Vec<Commit>,
+    /// Path → content, the same on every branch.
+    pub files: BTreeMap<String, String>,
+    /// (issue iid, linked project id, linked issue iid, link type).
+    pub issue_links: Vec<(u64, u64, u64, &'static str)>,
+}
+
+pub struct Issue {
+    pub id: u64,
+    pub iid: u64,
+    pub title: String,
+    pub description: String,
+    pub state: String,
+    pub labels: Vec<String>,
+    pub author_id: u64,
+    pub assignee_ids: Vec<u64>,
+    pub milestone: Option<(u64, u64, String)>,
+    pub confidential: bool,
+    pub discussion_locked: Option<bool>,
+    pub due_date: Option<String>,
+    pub issue_type: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub closed_at: Option<String>,
+    pub closed_by: Option<u64>,
+    pub notes: Vec<Note>,
+}
+
+#[derive(Clone)]
+pub struct Note {
+    pub id: u64,
+    pub body: String,
+    pub author_id: u64,
+    pub created_at: String,
+    pub system: bool,
+    pub internal: bool,
+    pub discussion_id: String,
+}
+
+pub struct MergeRequest {
+    pub id: u64,
+    pub iid: u64,
+    pub title: String,
+    pub description: String,
+    pub state: String,
+    pub source_branch: String,
+    pub target_branch: String,
+    pub author_id: u64,
+    pub assignee_ids: Vec<u64>,
+    pub reviewer_ids: Vec<u64>,
+    pub labels: Vec<String>,
+    pub draft: bool,
+    pub sha: String,
+    pub merge_commit_sha: Option<String>,
+    pub squash: bool,
+    pub created_at: String,
+    pub updated_at: String,
+    pub merged_at: Option<String>,
+    pub merged_by: Option<u64>,
+    pub approved_by: Vec<u64>,
+    pub notes: Vec<Note>,
+    /// Commits of the merge request, newest first, as indexes into `commits`.
+    pub commit_shas: Vec<String>,
+}
+
+pub struct Pipeline {
+    pub id: u64,
+    pub iid: u64,
+    pub status: String,
+    pub git_ref: String,
+    pub sha: String,
+    pub source: String,
+    pub user_id: u64,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+pub struct Job {
+    pub id: u64,
+    pub name: String,
+    pub stage: String,
+    pub status: String,
+    pub pipeline_id: u64,
+    pub git_ref: String,
+    pub user_id: u64,
+    pub created_at: String,
+    pub manual: bool,
+    pub log: JobLog,
+}
+
+pub enum JobLog {
+    Text(String),
+    /// A generated log of about this many bytes, built on request.
+    Generated(usize),
+}
+
+pub struct Branch {
+    pub name: String,
+    pub commit_sha: String,
+    pub protected: bool,
+}
+
+pub struct Tag {
+    pub name: String,
+    pub message: Option<String>,
+    pub target: String,
+}
+
+pub struct Commit {
+    pub id: String,
+    pub title: String,
+    pub message: String,
+    pub author_name: String,
+    pub author_email: String,
+    pub date: String,
+    pub parent_ids: Vec<String>,
+    /// (old path, new path, unified diff, new file, deleted file).
+    pub diffs: Vec<(String, String, String, bool, bool)>,
+}
+
+/// A deterministic 40-hex-digit SHA for a seed number.
+pub fn sha(seed: u64) -> String {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
+    let mut out = String::with_capacity(40);
+    while out.len() < 40 {
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        x ^= x >> 29;
+        out.push_str(&format!("{x:016x}"));
+    }
+    out.truncate(40);
+    out
+}
+
+impl Db {
+    pub fn next_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// A timestamp that moves forward with every change.
+    pub fn now(&mut self) -> String {
+        self.clock += 1;
+        let minutes = self.clock;
+        format!(
+            "2026-03-{:02}T{:02}:{:02}:00.000Z",
+            1 + (minutes / 1440) % 28,
+            (minutes / 60) % 24,
+            minutes % 60
+        )
+    }
+
+    pub fn user(&self, id: u64) -> Option<&User> {
+        self.users.iter().find(|u| u.id == id)
+    }
+
+    pub fn group(&self, id: u64) -> Option<&Group> {
+        self.groups.iter().find(|g| g.id == id)
+    }
+
+    /// A project by numeric id or full path, as GitLab's `:id` takes it.
+    pub fn project_index(&self, id_or_path: &str) -> Option<usize> {
+        match id_or_path.parse::<u64>() {
+            Ok(id) => self.projects.iter().position(|p| p.id == id),
+            Err(_) => self
+                .projects
+                .iter()
+                .position(|p| p.path_with_namespace.eq_ignore_ascii_case(id_or_path)),
+        }
+    }
+
+    pub fn seed(host: &str) -> Db {
+        let mut db = Db {
+            host: host.to_string(),
+            users: vec![
+                User {
+                    id: 1,
+                    username: "alice".into(),
+                    name: "Alice Martin".into(),
+                },
+                User {
+                    id: 2,
+                    username: "bob".into(),
+                    name: "Bob Okafor".into(),
+                },
+                User {
+                    id: 3,
+                    username: "carol".into(),
+                    name: "Carol Nguyen".into(),
+                },
+            ],
+            groups: vec![
+                Group {
+                    id: 10,
+                    name: "Acme".into(),
+                    path: "acme".into(),
+                    full_path: "acme".into(),
+                    parent_id: None,
+                },
+                Group {
+                    id: 11,
+                    name: "Platform".into(),
+                    path: "platform".into(),
+                    full_path: "acme/platform".into(),
+                    parent_id: Some(10),
+                },
+            ],
+            projects: Vec::new(),
+            next_id: 5000,
+            clock: 0,
+        };
+        let api = seed_api_project(&mut db);
+        db.projects.push(api);
+        let website = seed_small_project(
+            &mut db,
+            2,
+            "website",
+            10,
+            "acme/website",
+            "public",
+            vec![1, 2],
+        );
+        db.projects.push(website);
+        let secret =
+            seed_small_project(&mut db, 3, "secret", 10, "acme/secret", "private", vec![2]);
+        db.projects.push(secret);
+        db
+    }
+}
+
+fn empty_project(
+    id: u64,
+    path: &str,
+    group_id: u64,
+    full: &str,
+    visibility: &'static str,
+    members: Vec<u64>,
+) -> Project {
+    Project {
+        id,
+        name: path.to_string(),
+        path: path.to_string(),
+        group_id,
+        path_with_namespace: full.to_string(),
+        description: format!("The {path} project of Acme."),
+        visibility,
+        members,
+        default_branch: "main".into(),
+        created_at: "2025-11-02T09:14:00.000Z".into(),
+        last_activity_at: "2026-02-27T16:40:00.000Z".into(),
+        star_count: id * 3,
+        issues: Vec::new(),
+        merge_requests: Vec::new(),
+        pipelines: Vec::new(),
+        jobs: Vec::new(),
+        branches: Vec::new(),
+        tags: Vec::new(),
+        commits: Vec::new(),
+        files: BTreeMap::new(),
+        issue_links: Vec::new(),
+    }
+}
+
+fn seed_small_project(
+    db: &mut Db,
+    id: u64,
+    path: &str,
+    group: u64,
+    full: &str,
+    vis: &'static str,
+    members: Vec<u64>,
+) -> Project {
+    let mut p = empty_project(id, path, group, full, vis, members);
+    let commit = Commit {
+        id: sha(id * 100),
+        title: "Initial commit".into(),
+        message: "Initial commit\n".into(),
+        author_name: "Bob Okafor".into(),
+        author_email: "bob@example.com".into(),
+        date: "2025-11-02T09:14:00.000+00:00".into(),
+        parent_ids: vec![],
+        diffs: vec![(
+            "README.md".into(),
+            "README.md".into(),
+            "@@ -0,0 +1 @@\n+# Website\n".into(),
+            true,
+            false,
+        )],
+    };
+    p.branches.push(Branch {
+        name: "main".into(),
+        commit_sha: commit.id.clone(),
+        protected: true,
+    });
+    p.commits.push(commit);
+    p.files.insert("README.md".into(), format!("# {path}\n"));
+    for iid in 1..=2 {
+        let id = db.next_id();
+        p.issues.push(issue(
+            id,
+            iid,
+            &format!("{path}: fix the footer links ({iid})"),
+            2,
+            vec![],
+            "2026-01-10T10:00:00.000Z",
+        ));
+    }
+    p
+}
+
+fn issue(id: u64, iid: u64, title: &str, author: u64, assignees: Vec<u64>, created: &str) -> Issue {
+    Issue {
+        id,
+        iid,
+        title: title.to_string(),
+        description: format!(
+            "## Summary\n\n{title}.\n\n## Steps to reproduce\n\n1. Open the dashboard\n2. Wait for the refresh\n\n## Expected\n\nNo error.\n\n- [ ] write a test\n- [x] find the cause\n"
+        ),
+        state: "opened".into(),
+        labels: vec![],
+        author_id: author,
+        assignee_ids: assignees,
+        milestone: None,
+        confidential: false,
+        discussion_locked: None,
+        due_date: None,
+        issue_type: "issue".into(),
+        created_at: created.to_string(),
+        updated_at: created.to_string(),
+        closed_at: None,
+        closed_by: None,
+        notes: Vec::new(),
+    }
+}
+
+const ISSUE_TITLES: &[&str] = &[
+    "Dashboard crashes when the cache is cold",
+    "Add rate limiting to the public API",
+    "Document the deployment checklist",
+    "Login page shows a blank screen on Safari",
+    "Migrate CI to the new runners",
+    "Flaky test: OrdersTest#test_refund",
+    "Support SSO with Okta",
+    "Export reports as CSV",
+];
+
+fn seed_api_project(db: &mut Db) -> Project {
+    let mut p = empty_project(1, "api", 11, "acme/platform/api", "private", vec![1, 2, 3]);
+    p.description = "Acme's public REST API: billing, orders and accounts.".into();
+
+    // Commits: a linear history, newest first.
+    let files = [
+        "src/main.rs",
+        "README.md",
+        "docs/getting started.md",
+        "src/orders.rs",
+        "src/ü.rs",
+    ];
+    for n in (1..=6u64).rev() {
+        let path = files[(n as usize) % files.len()];
+        p.commits.push(Commit {
+            id: sha(n),
+            title: format!("Change {path} ({n})"),
+            message: format!("Change {path} ({n})\n\nPart of the orders rework.\n"),
+            author_name: if n % 2 == 0 { "Alice Martin".into() } else { "Bob Okafor".into() },
+            author_email: if n % 2 == 0 { "alice@example.com".into() } else { "bob@example.com".into() },
+            date: format!("2026-02-{:02}T10:{:02}:00.000+01:00", 10 + n, n * 7),
+            parent_ids: if n > 1 { vec![sha(n - 1)] } else { vec![] },
+            diffs: vec![(
+                path.into(),
+                path.into(),
+                format!("@@ -1,3 +1,4 @@\n line one\n-line two\n+line two, changed in {n}\n+line added in {n}\n line three\n"),
+                n == 1,
+                false,
+            )],
+        });
+    }
+    let head = sha(6);
+    for (name, protected) in [
+        ("main", true),
+        ("develop", false),
+        ("feature/orders-v2", false),
+        ("feature/ünïcode-naïve", false),
+        ("release/1.0", true),
+    ] {
+        p.branches.push(Branch {
+            name: name.into(),
+            commit_sha: head.clone(),
+            protected,
+        });
+    }
+    p.tags.push(Tag {
+        name: "v1.0.0".into(),
+        message: Some("First release".into()),
+        target: sha(3),
+    });
+    p.tags.push(Tag {
+        name: "v1.1.0".into(),
+        message: None,
+        target: sha(6),
+    });
+    p.files.insert(
+        "README.md".into(),
+        "# Acme API\n\nRun `cargo run` and open http://localhost:8080.\n".into(),
+    );
+    p.files.insert(
+        "docs/getting started.md".into(),
+        "# Getting started\n\n1. Clone\n2. Build\n3. Run\n".into(),
+    );
+    p.files.insert(
+        "src/main.rs".into(),
+        "fn main() {\n    println!(\"Acme API\");\n}\n".into(),
+    );
+    p.files
+        .insert("src/orders.rs".into(), "pub fn refund() {}\n".into());
+    p.files
+        .insert("src/ü.rs".into(), "// non-ASCII path\n".into());
+
+    // 25 issues: more than one page of 20.
+    for iid in 1..=25u64 {
+        let id = 100 + iid;
+        let title = format!(
+            "{} (#{iid})",
+            ISSUE_TITLES[(iid as usize) % ISSUE_TITLES.len()]
+        );
+        let created = format!("2026-01-{:02}T09:{:02}:00.000Z", 1 + iid % 28, iid);
+        let mut i = issue(
+            id,
+            iid,
+            &title,
+            1 + iid % 3,
+            vec![1 + (iid + 1) % 3],
+            &created,
+        );
+        i.labels = match iid % 4 {
+            0 => vec!["bug".into(), "priority::high".into()],
+            1 => vec!["feature".into()],
+            2 => vec!["bug".into()],
+            _ => vec![],
+        };
+        if iid % 5 == 0 {
+            i.state = "closed".into();
+            i.closed_at = Some(format!("2026-02-{:02}T12:00:00.000Z", 1 + iid % 28));
+            i.closed_by = Some(1);
+        }
+        if iid % 3 == 0 {
+            i.milestone = Some((40, 1, "v1.2".into()));
+            i.due_date = Some("2026-04-30".into());
+        }
+        for n in 0..(iid % 3) {
+            let note_id = 1000 + iid * 10 + n;
+            i.notes.push(Note {
+                id: note_id,
+                body: format!("I can reproduce this on staging (note {n})."),
+                author_id: 1 + n % 3,
+                created_at: format!("2026-01-{:02}T11:{:02}:00.000Z", 1 + iid % 28, n),
+                system: false,
+                internal: false,
+                discussion_id: sha(note_id),
+            });
+        }
+        p.issues.push(i);
+    }
+    p.issue_links.push((1, 1, 2, "relates_to"));
+    p.issue_links.push((1, 2, 1, "blocks"));
+
+    for (iid, source, title, state) in [
+        (
+            1u64,
+            "feature/orders-v2",
+            "Rework the orders endpoint",
+            "opened",
+        ),
+        (2, "develop", "Draft: Add Okta SSO", "opened"),
+        (3, "release/1.0", "Release 1.0", "merged"),
+    ] {
+        let created = format!("2026-02-{:02}T08:00:00.000Z", 10 + iid);
+        p.merge_requests.push(MergeRequest {
+            id: 300 + iid,
+            iid,
+            title: title.into(),
+            description: format!("{title}.\n\nCloses #{iid}.\n"),
+            state: state.into(),
+            source_branch: source.into(),
+            target_branch: "main".into(),
+            author_id: 1 + iid % 3,
+            assignee_ids: vec![1],
+            reviewer_ids: vec![2],
+            labels: vec!["backend".into()],
+            draft: title.starts_with("Draft:"),
+            sha: sha(6),
+            merge_commit_sha: (state == "merged").then(|| sha(900 + iid)),
+            squash: false,
+            created_at: created.clone(),
+            updated_at: created,
+            merged_at: (state == "merged").then(|| "2026-02-20T10:00:00.000Z".to_string()),
+            merged_by: (state == "merged").then_some(1),
+            approved_by: vec![],
+            notes: vec![Note {
+                id: 2000 + iid,
+                body: "Looks good overall; see the comment on orders.rs.".into(),
+                author_id: 2,
+                created_at: "2026-02-15T09:30:00.000Z".into(),
+                system: false,
+                internal: false,
+                discussion_id: sha(2000 + iid),
+            }],
+            commit_shas: vec![sha(6), sha(5)],
+        });
+    }
+
+    // Pipelines and their jobs; job 102 has a log of about 5 MB.
+    for (id, iid, status) in [
+        (1001u64, 1u64, "success"),
+        (1002, 2, "failed"),
+        (1003, 3, "running"),
+    ] {
+        p.pipelines.push(Pipeline {
+            id,
+            iid,
+            status: status.into(),
+            git_ref: "main".into(),
+            sha: sha(6),
+            source: "push".into(),
+            user_id: 1,
+            created_at: format!("2026-02-2{iid}T10:00:00.000Z"),
+            updated_at: format!("2026-02-2{iid}T10:05:00.000Z"),
+        });
+    }
+    let jobs = [
+        (
+            101u64,
+            "build",
+            "build",
+            "success",
+            1001u64,
+            JobLog::Text(build_log()),
+        ),
+        (
+            102,
+            "test",
+            "test",
+            "failed",
+            1002,
+            JobLog::Generated(5 * 1024 * 1024),
+        ),
+        (
+            103,
+            "deploy",
+            "deploy",
+            "manual",
+            1001,
+            JobLog::Text(String::new()),
+        ),
+        (
+            104,
+            "lint",
+            "test",
+            "running",
+            1003,
+            JobLog::Text("Running cargo clippy\n".into()),
+        ),
+    ];
+    for (id, name, stage, status, pipeline_id, log) in jobs {
+        p.jobs.push(Job {
+            id,
+            name: name.into(),
+            stage: stage.into(),
+            status: status.into(),
+            pipeline_id,
+            git_ref: "main".into(),
+            user_id: 1,
+            created_at: "2026-02-21T10:00:00.000Z".into(),
+            manual: status == "manual",
+            log,
+        });
+    }
+    let _ = db;
+    p
+}
+
+fn build_log() -> String {
+    "Running with gitlab-runner 18.2.0\nPreparing the \"docker\" executor\n$ cargo build --release\n   Compiling acme-api v0.1.0\n    Finished release [optimized] target(s) in 42.1s\nJob succeeded\n".to_string()
+}
+
+/// The generated log: numbered lines, the last one saying how it ended.
+pub fn generated_log(bytes: usize) -> String {
+    let mut out = String::with_capacity(bytes + 100);
+    let mut n = 0u64;
+    while out.len() < bytes {
+        n += 1;
+        out.push_str(&format!("[{n:07}] test orders::refund_case_{n} ... ok\n"));
+    }
+    out.push_str("test result: FAILED. 1 failed; see orders::refund_partial\nERROR: Job failed: exit code 101\n");
+    out
+}

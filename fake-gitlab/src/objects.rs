@@ -1,0 +1,585 @@
+//! GitLab's JSON objects, field for field as its API documentation shows
+//! them, noise included: `_links`, avatar URLs, nulls, nested users, the
+//! deprecated `assignee` beside `assignees`. gitlab-mcp's renderer is
+//! measured against these, so they must be as heavy as the real ones.
+
+use serde_json::{Value, json};
+
+use crate::db::{
+    Branch, Commit, Db, Issue, Job, MergeRequest, Note, Pipeline, Project, Tag, generated_log,
+};
+
+/// The "basic user" GitLab nests in every object (docs: users API).
+pub fn user(db: &Db, id: u64) -> Value {
+    let u = db.user(id).expect("seeded user");
+    json!({
+        "id": u.id,
+        "username": u.username,
+        "public_email": null,
+        "name": u.name,
+        "state": "active",
+        "locked": false,
+        "avatar_url": format!("https://secure.gravatar.com/avatar/{}?s=80&d=identicon", crate::db::sha(u.id)),
+        "web_url": format!("{}/{}", db.host, u.username),
+    })
+}
+
+fn api(db: &Db) -> String {
+    format!("{}/api/v4", db.host)
+}
+
+/// Project (docs: projects API, "Get a single project"); `full` adds the
+/// fields GitLab only shows to members with the single-project endpoint.
+pub fn project(db: &Db, p: &Project, full: bool) -> Value {
+    let group = db.group(p.group_id).expect("seeded group");
+    let web = format!("{}/{}", db.host, p.path_with_namespace);
+    let mut v = json!({
+        "id": p.id,
+        "description": p.description,
+        "name": p.name,
+        "name_with_namespace": format!("{} / {}", group.full_path.replace('/', " / "), p.name),
+        "path": p.path,
+        "path_with_namespace": p.path_with_namespace,
+        "created_at": p.created_at,
+        "default_branch": p.default_branch,
+        "tag_list": [],
+        "topics": [],
+        "ssh_url_to_repo": format!("git@{}:{}.git", db.host.trim_start_matches("http://"), p.path_with_namespace),
+        "http_url_to_repo": format!("{web}.git"),
+        "web_url": web,
+        "readme_url": format!("{web}/-/blob/main/README.md"),
+        "forks_count": 0,
+        "avatar_url": null,
+        "star_count": p.star_count,
+        "last_activity_at": p.last_activity_at,
+        "visibility": p.visibility,
+        "namespace": {
+            "id": group.id,
+            "name": group.name,
+            "path": group.path,
+            "kind": "group",
+            "full_path": group.full_path,
+            "parent_id": group.parent_id,
+            "avatar_url": null,
+            "web_url": format!("{}/groups/{}", db.host, group.full_path),
+        },
+        "container_registry_image_prefix": format!("registry.example.com/{}", p.path_with_namespace),
+        "_links": {
+            "self": format!("{}/projects/{}", api(db), p.id),
+            "issues": format!("{}/projects/{}/issues", api(db), p.id),
+            "merge_requests": format!("{}/projects/{}/merge_requests", api(db), p.id),
+            "repo_branches": format!("{}/projects/{}/repository/branches", api(db), p.id),
+            "labels": format!("{}/projects/{}/labels", api(db), p.id),
+            "events": format!("{}/projects/{}/events", api(db), p.id),
+            "members": format!("{}/projects/{}/members", api(db), p.id),
+            "cluster_agents": format!("{}/projects/{}/cluster_agents", api(db), p.id),
+        },
+        "packages_enabled": true,
+        "empty_repo": false,
+        "archived": false,
+        "resolve_outdated_diff_discussions": false,
+        "container_registry_enabled": true,
+        "container_expiration_policy": {
+            "cadence": "1d", "enabled": false, "keep_n": 10, "older_than": "90d",
+            "name_regex": ".*", "name_regex_keep": null, "next_run_at": "2026-03-01T00:00:00.000Z"
+        },
+        "repository_object_format": "sha1",
+        "issues_enabled": true,
+        "merge_requests_enabled": true,
+        "wiki_enabled": true,
+        "jobs_enabled": true,
+        "snippets_enabled": true,
+        "can_create_merge_request_in": true,
+        "issues_access_level": "enabled",
+        "repository_access_level": "enabled",
+        "merge_requests_access_level": "enabled",
+        "forking_access_level": "enabled",
+        "wiki_access_level": "enabled",
+        "builds_access_level": "enabled",
+        "snippets_access_level": "enabled",
+        "pages_access_level": "private",
+        "analytics_access_level": "enabled",
+        "container_registry_access_level": "enabled",
+        "security_and_compliance_access_level": "private",
+        "releases_access_level": "enabled",
+        "environments_access_level": "enabled",
+        "feature_flags_access_level": "enabled",
+        "infrastructure_access_level": "enabled",
+        "monitor_access_level": "enabled",
+        "model_experiments_access_level": "enabled",
+        "model_registry_access_level": "enabled",
+        "emails_disabled": false,
+        "emails_enabled": true,
+        "shared_runners_enabled": true,
+        "lfs_enabled": true,
+        "creator_id": 1,
+        "import_status": "none",
+        "open_issues_count": p.issues.iter().filter(|i| i.state == "opened").count(),
+        "description_html": format!("<p data-sourcepos=\"1:1-1:40\" dir=\"auto\">{}</p>", p.description),
+        "updated_at": p.last_activity_at,
+        "ci_config_path": null,
+        "public_jobs": true,
+        "shared_with_groups": [],
+        "only_allow_merge_if_pipeline_succeeds": false,
+        "allow_merge_on_skipped_pipeline": null,
+        "request_access_enabled": true,
+        "only_allow_merge_if_all_discussions_are_resolved": false,
+        "remove_source_branch_after_merge": true,
+        "printing_merge_request_link_enabled": true,
+        "merge_method": "merge",
+        "squash_option": "default_off",
+        "enforce_auth_checks_on_uploads": true,
+        "suggestion_commit_message": null,
+        "merge_commit_template": null,
+        "squash_commit_template": null,
+        "issue_branch_template": null,
+        "auto_devops_enabled": false,
+        "auto_devops_deploy_strategy": "continuous",
+        "autoclose_referenced_issues": true,
+        "keep_latest_artifact": true,
+        "runner_token_expiration_interval": null,
+        "external_authorization_classification_label": "",
+        "requirements_enabled": false,
+        "requirements_access_level": "enabled",
+        "security_and_compliance_enabled": true,
+        "compliance_frameworks": [],
+    });
+    if full {
+        v["permissions"] = json!({
+            "project_access": {"access_level": 30, "notification_level": 3},
+            "group_access": null
+        });
+    }
+    v
+}
+
+/// Issue (docs: issues API, "Single project issue").
+pub fn issue(db: &Db, p: &Project, i: &Issue) -> Value {
+    let web = format!("{}/{}/-/issues/{}", db.host, p.path_with_namespace, i.iid);
+    let links = format!("{}/projects/{}/issues/{}", api(db), p.id, i.iid);
+    let assignees: Vec<Value> = i.assignee_ids.iter().map(|id| user(db, *id)).collect();
+    let tasks_done = usize::from(i.description.contains("- [x]"));
+    json!({
+        "id": i.id,
+        "iid": i.iid,
+        "project_id": p.id,
+        "title": i.title,
+        "description": i.description,
+        "state": i.state,
+        "created_at": i.created_at,
+        "updated_at": i.updated_at,
+        "closed_at": i.closed_at,
+        "closed_by": i.closed_by.map(|id| user(db, id)),
+        "labels": i.labels,
+        "milestone": i.milestone.as_ref().map(|(id, iid, title)| json!({
+            "id": id, "iid": iid, "project_id": p.id, "title": title,
+            "description": "Second quarter release", "state": "active",
+            "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z",
+            "due_date": "2026-06-30", "start_date": "2026-04-01", "expired": false,
+            "web_url": format!("{}/{}/-/milestones/{iid}", db.host, p.path_with_namespace),
+        })),
+        "assignees": assignees,
+        "author": user(db, i.author_id),
+        "type": i.issue_type.to_uppercase(),
+        "assignee": i.assignee_ids.first().map(|id| user(db, *id)),
+        "user_notes_count": i.notes.iter().filter(|n| !n.system).count(),
+        "merge_requests_count": 0,
+        "upvotes": i.iid % 4,
+        "downvotes": 0,
+        "due_date": i.due_date,
+        "confidential": i.confidential,
+        "discussion_locked": i.discussion_locked,
+        "issue_type": i.issue_type,
+        "web_url": web,
+        "time_stats": {
+            "time_estimate": 0, "total_time_spent": 0,
+            "human_time_estimate": null, "human_total_time_spent": null
+        },
+        "task_completion_status": {"count": 2, "completed_count": tasks_done},
+        "weight": null,
+        "blocking_issues_count": 0,
+        "has_tasks": true,
+        "task_status": format!("{tasks_done} of 2 checklist items completed"),
+        "_links": {
+            "self": links,
+            "notes": format!("{links}/notes"),
+            "award_emoji": format!("{links}/award_emoji"),
+            "project": format!("{}/projects/{}", api(db), p.id),
+            "closed_as_duplicate_of": null
+        },
+        "references": {
+            "short": format!("#{}", i.iid),
+            "relative": format!("#{}", i.iid),
+            "full": format!("{}#{}", p.path_with_namespace, i.iid)
+        },
+        "severity": "UNKNOWN",
+        "moved_to_id": null,
+        "imported": false,
+        "imported_from": "none",
+        "service_desk_reply_to": null,
+        "epic_iid": null,
+        "epic": null,
+        "iteration": null,
+        "health_status": null,
+    })
+}
+
+/// Note (docs: notes API).
+pub fn note(
+    db: &Db,
+    n: &Note,
+    noteable_type: &str,
+    noteable_id: u64,
+    noteable_iid: u64,
+    project_id: u64,
+) -> Value {
+    json!({
+        "id": n.id,
+        "type": null,
+        "body": n.body,
+        "author": user(db, n.author_id),
+        "created_at": n.created_at,
+        "updated_at": n.created_at,
+        "system": n.system,
+        "noteable_id": noteable_id,
+        "noteable_type": noteable_type,
+        "project_id": project_id,
+        "resolvable": false,
+        "confidential": n.internal,
+        "internal": n.internal,
+        "imported": false,
+        "imported_from": "none",
+        "noteable_iid": noteable_iid,
+        "commands_changes": {},
+    })
+}
+
+/// Discussion (docs: discussions API): an id and its notes.
+pub fn discussion(
+    db: &Db,
+    n: &Note,
+    noteable_type: &str,
+    noteable_id: u64,
+    iid: u64,
+    project_id: u64,
+) -> Value {
+    json!({
+        "id": n.discussion_id,
+        "individual_note": true,
+        "notes": [note(db, n, noteable_type, noteable_id, iid, project_id)],
+    })
+}
+
+/// Merge request (docs: merge requests API, "Get single MR").
+pub fn merge_request(db: &Db, p: &Project, m: &MergeRequest, full: bool) -> Value {
+    let web = format!(
+        "{}/{}/-/merge_requests/{}",
+        db.host, p.path_with_namespace, m.iid
+    );
+    let mut v = json!({
+        "id": m.id,
+        "iid": m.iid,
+        "project_id": p.id,
+        "title": m.title,
+        "description": m.description,
+        "state": m.state,
+        "created_at": m.created_at,
+        "updated_at": m.updated_at,
+        "merged_by": m.merged_by.map(|id| user(db, id)),
+        "merge_user": m.merged_by.map(|id| user(db, id)),
+        "merged_at": m.merged_at,
+        "closed_by": null,
+        "closed_at": null,
+        "target_branch": m.target_branch,
+        "source_branch": m.source_branch,
+        "user_notes_count": m.notes.len(),
+        "upvotes": 1,
+        "downvotes": 0,
+        "author": user(db, m.author_id),
+        "assignees": m.assignee_ids.iter().map(|id| user(db, *id)).collect::<Vec<_>>(),
+        "assignee": m.assignee_ids.first().map(|id| user(db, *id)),
+        "reviewers": m.reviewer_ids.iter().map(|id| user(db, *id)).collect::<Vec<_>>(),
+        "source_project_id": p.id,
+        "target_project_id": p.id,
+        "labels": m.labels,
+        "draft": m.draft,
+        "imported": false,
+        "imported_from": "none",
+        "work_in_progress": m.draft,
+        "milestone": null,
+        "merge_when_pipeline_succeeds": false,
+        "merge_status": "can_be_merged",
+        "detailed_merge_status": if m.state == "opened" { "mergeable" } else { "not_open" },
+        "merge_after": null,
+        "sha": m.sha,
+        "merge_commit_sha": m.merge_commit_sha,
+        "squash_commit_sha": null,
+        "discussion_locked": null,
+        "should_remove_source_branch": null,
+        "force_remove_source_branch": true,
+        "prepared_at": m.created_at,
+        "reference": format!("!{}", m.iid),
+        "references": {
+            "short": format!("!{}", m.iid),
+            "relative": format!("!{}", m.iid),
+            "full": format!("{}!{}", p.path_with_namespace, m.iid)
+        },
+        "web_url": web,
+        "time_stats": {
+            "time_estimate": 0, "total_time_spent": 0,
+            "human_time_estimate": null, "human_total_time_spent": null
+        },
+        "squash": m.squash,
+        "squash_on_merge": m.squash,
+        "task_completion_status": {"count": 0, "completed_count": 0},
+        "has_conflicts": false,
+        "blocking_discussions_resolved": true,
+        "approvals_before_merge": null,
+    });
+    if full {
+        let extra = json!({
+            "subscribed": true,
+            "changes_count": "1",
+            "latest_build_started_at": "2026-02-21T10:00:00.000Z",
+            "latest_build_finished_at": "2026-02-21T10:05:00.000Z",
+            "first_deployed_to_production_at": null,
+            "pipeline": null,
+            "head_pipeline": null,
+            "diff_refs": {"base_sha": crate::db::sha(4), "head_sha": m.sha, "start_sha": crate::db::sha(4)},
+            "merge_error": null,
+            "first_contribution": false,
+            "user": {"can_merge": true},
+            "approvals_before_merge": null,
+        });
+        for (k, val) in extra.as_object().unwrap() {
+            v[k] = val.clone();
+        }
+    }
+    v
+}
+
+/// Pipeline (docs: pipelines API); `full` is the single-pipeline shape.
+pub fn pipeline(db: &Db, p: &Project, pl: &Pipeline, full: bool) -> Value {
+    let mut v = json!({
+        "id": pl.id,
+        "iid": pl.iid,
+        "project_id": p.id,
+        "sha": pl.sha,
+        "ref": pl.git_ref,
+        "status": pl.status,
+        "source": pl.source,
+        "created_at": pl.created_at,
+        "updated_at": pl.updated_at,
+        "web_url": format!("{}/{}/-/pipelines/{}", db.host, p.path_with_namespace, pl.id),
+    });
+    if full {
+        let extra = json!({
+            "before_sha": crate::db::sha(5),
+            "tag": false,
+            "yaml_errors": null,
+            "user": user(db, pl.user_id),
+            "started_at": pl.created_at,
+            "finished_at": if pl.status == "running" { Value::Null } else { json!(pl.updated_at) },
+            "committed_at": null,
+            "duration": 300,
+            "queued_duration": 0.01,
+            "coverage": "87.5",
+            "detailed_status": {
+                "icon": format!("status_{}", pl.status),
+                "text": pl.status,
+                "label": pl.status,
+                "group": pl.status,
+                "tooltip": pl.status,
+                "has_details": true,
+                "details_path": format!("/{}/-/pipelines/{}", p.path_with_namespace, pl.id),
+                "illustration": null,
+                "favicon": format!("/assets/ci_favicons/favicon_status_{}.png", pl.status)
+            },
+            "name": null,
+            "archived": false,
+        });
+        for (k, val) in extra.as_object().unwrap() {
+            v[k] = val.clone();
+        }
+    }
+    v
+}
+
+/// Job (docs: jobs API).
+pub fn job(db: &Db, p: &Project, j: &Job) -> Value {
+    let pl = p
+        .pipelines
+        .iter()
+        .find(|pl| pl.id == j.pipeline_id)
+        .expect("job's pipeline");
+    let finished = !matches!(
+        j.status.as_str(),
+        "running" | "pending" | "manual" | "created"
+    );
+    json!({
+        "id": j.id,
+        "status": j.status,
+        "stage": j.stage,
+        "name": j.name,
+        "ref": j.git_ref,
+        "tag": false,
+        "coverage": null,
+        "allow_failure": false,
+        "created_at": j.created_at,
+        "started_at": if j.manual { Value::Null } else { json!(j.created_at) },
+        "finished_at": if finished { json!("2026-02-21T10:04:00.000Z") } else { Value::Null },
+        "erased_at": null,
+        "duration": if finished { json!(240.5) } else { Value::Null },
+        "queued_duration": 0.42,
+        "user": user(db, j.user_id),
+        "commit": commit(db, p, p.commits.first().expect("seeded commit"), false),
+        "pipeline": {
+            "id": pl.id, "iid": pl.iid, "project_id": p.id, "ref": pl.git_ref, "sha": pl.sha,
+            "status": pl.status, "source": pl.source, "created_at": pl.created_at,
+            "updated_at": pl.updated_at,
+            "web_url": format!("{}/{}/-/pipelines/{}", db.host, p.path_with_namespace, pl.id)
+        },
+        "failure_reason": if j.status == "failed" { json!("script_failure") } else { Value::Null },
+        "web_url": format!("{}/{}/-/jobs/{}", db.host, p.path_with_namespace, j.id),
+        "project": {"ci_job_token_scope_enabled": false},
+        "artifacts": [],
+        "artifacts_expire_at": null,
+        "archived": false,
+        "runner": null,
+        "runner_manager": null,
+        "tag_list": ["docker"],
+    })
+}
+
+pub fn job_log(j: &Job) -> String {
+    match &j.log {
+        crate::db::JobLog::Text(t) => t.clone(),
+        crate::db::JobLog::Generated(bytes) => generated_log(*bytes),
+    }
+}
+
+/// Commit (docs: commits API); `full` adds stats and status of "Get a single commit".
+pub fn commit(db: &Db, p: &Project, c: &Commit, full: bool) -> Value {
+    let mut v = json!({
+        "id": c.id,
+        "short_id": &c.id[..8],
+        "created_at": c.date,
+        "parent_ids": c.parent_ids,
+        "title": c.title,
+        "message": c.message,
+        "author_name": c.author_name,
+        "author_email": c.author_email,
+        "authored_date": c.date,
+        "committer_name": c.author_name,
+        "committer_email": c.author_email,
+        "committed_date": c.date,
+        "trailers": {},
+        "extended_trailers": {},
+        "web_url": format!("{}/{}/-/commit/{}", db.host, p.path_with_namespace, c.id),
+    });
+    if full {
+        v["stats"] = json!({"additions": 2, "deletions": 1, "total": 3});
+        v["status"] = Value::Null;
+        v["project_id"] = json!(p.id);
+        v["last_pipeline"] = Value::Null;
+    }
+    v
+}
+
+/// One file of a diff (docs: commits API, "Get the diff of a commit").
+pub fn diff(old: &str, new: &str, text: &str, new_file: bool, deleted: bool) -> Value {
+    json!({
+        "diff": text,
+        "new_path": new,
+        "old_path": old,
+        "a_mode": if new_file { "0" } else { "100644" },
+        "b_mode": "100644",
+        "new_file": new_file,
+        "renamed_file": old != new,
+        "deleted_file": deleted,
+        "generated_file": false,
+    })
+}
+
+/// Branch (docs: branches API).
+pub fn branch(db: &Db, p: &Project, b: &Branch) -> Value {
+    let c = p
+        .commits
+        .iter()
+        .find(|c| c.id == b.commit_sha)
+        .expect("branch commit");
+    json!({
+        "name": b.name,
+        "merged": false,
+        "protected": b.protected,
+        "default": b.name == p.default_branch,
+        "developers_can_push": false,
+        "developers_can_merge": false,
+        "can_push": true,
+        "web_url": format!("{}/{}/-/tree/{}", db.host, p.path_with_namespace, b.name),
+        "commit": commit(db, p, c, false),
+    })
+}
+
+/// Tag (docs: tags API).
+pub fn tag(db: &Db, p: &Project, t: &Tag) -> Value {
+    let c = p
+        .commits
+        .iter()
+        .find(|c| c.id == t.target)
+        .expect("tag commit");
+    json!({
+        "commit": commit(db, p, c, false),
+        "release": null,
+        "name": t.name,
+        "target": t.target,
+        "message": t.message,
+        "protected": false,
+        "created_at": t.message.as_ref().map(|_| "2026-02-12T10:00:00.000Z"),
+    })
+}
+
+/// File metadata and base64 content (docs: repository files API).
+pub fn file(p: &Project, path: &str, git_ref: &str, content: &str) -> Value {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let head = &p.commits.first().expect("seeded commit").id;
+    json!({
+        "file_name": name,
+        "file_path": path,
+        "size": content.len(),
+        "encoding": "base64",
+        "content": base64(content.as_bytes()),
+        "content_sha256": crate::db::sha(content.len() as u64 + 7).repeat(2)[..64].to_string(),
+        "ref": git_ref,
+        "blob_id": crate::db::sha(content.len() as u64),
+        "commit_id": head,
+        "last_commit_id": head,
+        "execute_filemode": false,
+    })
+}
+
+pub fn base64(bytes: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        out.push(T[(n >> 18) as usize & 63] as char);
+        out.push(T[(n >> 12) as usize & 63] as char);
+        out.push(if chunk.len() > 1 {
+            T[(n >> 6) as usize & 63] as char
+        } else {
+            '='
+        });
+        out.push(if chunk.len() > 2 {
+            T[n as usize & 63] as char
+        } else {
+            '='
+        });
+    }
+    out
+}

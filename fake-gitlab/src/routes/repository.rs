@@ -1,0 +1,422 @@
+//! Branches, tags, commits, files, tree and compare (docs: branches API,
+//! tags API, commits API, repository files API, repositories API).
+
+use std::collections::BTreeSet;
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::get;
+use serde_json::{Value, json};
+
+use super::{Ctx, Reply, visible, writable};
+use crate::db::{Branch, Commit, Project, Tag, sha};
+use crate::{App, http, lock, objects};
+
+pub fn routes() -> Router<App> {
+    let r = "/api/v4/projects/{id}/repository";
+    Router::new()
+        .route(&format!("{r}/branches"), get(branches).post(create_branch))
+        .route(
+            &format!("{r}/branches/{{branch}}"),
+            get(branch).delete(delete_branch),
+        )
+        .route(&format!("{r}/tags"), get(tags).post(create_tag))
+        .route(&format!("{r}/tags/{{tag_name}}"), get(tag))
+        .route(&format!("{r}/commits"), get(commits))
+        .route(&format!("{r}/commits/{{sha}}"), get(commit))
+        .route(&format!("{r}/commits/{{sha}}/diff"), get(commit_diff))
+        .route(
+            &format!("{r}/files/{{file_path}}"),
+            get(file)
+                .post(create_file)
+                .put(update_file)
+                .delete(delete_file),
+        )
+        .route(&format!("{r}/files/{{file_path}}/raw"), get(raw_file))
+        .route(&format!("{r}/tree"), get(tree))
+        .route(&format!("{r}/compare"), get(compare))
+}
+
+/// A ref (branch, tag or SHA) to its commit.
+fn resolve<'a>(p: &'a Project, git_ref: &str) -> Option<&'a Commit> {
+    let sha = p
+        .branches
+        .iter()
+        .find(|b| b.name == git_ref)
+        .map(|b| b.commit_sha.clone())
+        .or_else(|| {
+            p.tags
+                .iter()
+                .find(|t| t.name == git_ref)
+                .map(|t| t.target.clone())
+        })
+        .unwrap_or_else(|| git_ref.to_string());
+    p.commits
+        .iter()
+        .find(|c| c.id == sha || (sha.len() >= 7 && c.id.starts_with(&sha)))
+}
+
+fn not_found(what: &str) -> axum::response::Response {
+    http::not_found(what)
+}
+
+async fn branches(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &pid, &ctx)?];
+    let search = ctx.param("search");
+    let items = p
+        .branches
+        .iter()
+        .filter(|b| search.as_ref().is_none_or(|s| b.name.contains(s.as_str())))
+        .map(|b| objects::branch(&db, p, b))
+        .collect();
+    Ok(http::paginate(items, &ctx.query, &ctx.url))
+}
+
+async fn branch(
+    State(app): State<App>,
+    Path((pid, name)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &pid, &ctx)?];
+    let b = p
+        .branches
+        .iter()
+        .find(|b| b.name == name)
+        .ok_or_else(|| not_found("Branch"))?;
+    Ok(http::ok(objects::branch(&db, p, b)))
+}
+
+/// `POST /repository/branches` with `branch` and `ref`: an existing branch
+/// is a 400 `Branch already exists`, an unknown ref a 400 `Invalid reference
+/// name` (GitLab's lib/api/branches.rb renders both as 400).
+async fn create_branch(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
+    let mut db = lock(&app.db);
+    let p = writable(&db, &pid, &ctx)?;
+    let name = ctx.require("branch")?;
+    let git_ref = ctx.require("ref")?;
+    let project = &db.projects[p];
+    if project.branches.iter().any(|b| b.name == name) {
+        return Err(http::message(400, "Branch already exists"));
+    }
+    let target = resolve(project, &git_ref)
+        .ok_or_else(|| http::message(400, "Invalid reference name: ".to_string().as_str()))?;
+    let commit_sha = target.id.clone();
+    db.projects[p].branches.push(Branch {
+        name,
+        commit_sha,
+        protected: false,
+    });
+    let project = &db.projects[p];
+    Ok(http::created(objects::branch(
+        &db,
+        project,
+        project.branches.last().unwrap(),
+    )))
+}
+
+/// Deleting a protected or the default branch is refused with a 400 by
+/// GitLab's branch-deletion service; 204 on success.
+async fn delete_branch(
+    State(app): State<App>,
+    Path((pid, name)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let mut db = lock(&app.db);
+    let p = writable(&db, &pid, &ctx)?;
+    let project = &db.projects[p];
+    let i = project
+        .branches
+        .iter()
+        .position(|b| b.name == name)
+        .ok_or_else(|| not_found("Branch"))?;
+    if project.branches[i].protected || project.default_branch == name {
+        return Err(http::message(400, "Protected branch cant be removed"));
+    }
+    db.projects[p].branches.remove(i);
+    Ok(http::no_content())
+}
+
+async fn tags(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &pid, &ctx)?];
+    ctx.one_of("order_by", &["name", "updated", "version"])?;
+    ctx.one_of("sort", &["asc", "desc"])?;
+    let items = p
+        .tags
+        .iter()
+        .rev()
+        .map(|t| objects::tag(&db, p, t))
+        .collect();
+    Ok(http::paginate(items, &ctx.query, &ctx.url))
+}
+
+async fn tag(State(app): State<App>, Path((pid, name)): Path<(String, String)>, ctx: Ctx) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &pid, &ctx)?];
+    let t = p
+        .tags
+        .iter()
+        .find(|t| t.name == name)
+        .ok_or_else(|| not_found("Tag"))?;
+    Ok(http::ok(objects::tag(&db, p, t)))
+}
+
+async fn create_tag(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
+    let mut db = lock(&app.db);
+    let p = writable(&db, &pid, &ctx)?;
+    let name = ctx.require("tag_name")?;
+    let git_ref = ctx.require("ref")?;
+    let project = &db.projects[p];
+    if project.tags.iter().any(|t| t.name == name) {
+        return Err(http::message(400, &format!("Tag {name} already exists")));
+    }
+    let target = resolve(project, &git_ref)
+        .ok_or_else(|| http::message(400, "Target ref is invalid"))?
+        .id
+        .clone();
+    db.projects[p].tags.push(Tag {
+        name,
+        message: ctx.param("message"),
+        target,
+    });
+    let project = &db.projects[p];
+    Ok(http::created(objects::tag(
+        &db,
+        project,
+        project.tags.last().unwrap(),
+    )))
+}
+
+async fn commits(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &pid, &ctx)?];
+    if let Some(r) = ctx.param("ref_name") {
+        resolve(p, &r).ok_or_else(|| not_found("Commit"))?;
+    }
+    let path = ctx.param("path");
+    let items = p
+        .commits
+        .iter()
+        .filter(|c| {
+            path.as_ref()
+                .is_none_or(|f| c.diffs.iter().any(|d| &d.1 == f))
+        })
+        .map(|c| objects::commit(&db, p, c, false))
+        .collect();
+    Ok(http::paginate(items, &ctx.query, &ctx.url))
+}
+
+async fn commit(
+    State(app): State<App>,
+    Path((pid, sha)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &pid, &ctx)?];
+    let c = resolve(p, &sha).ok_or_else(|| not_found("Commit"))?;
+    Ok(http::ok(objects::commit(&db, p, c, true)))
+}
+
+async fn commit_diff(
+    State(app): State<App>,
+    Path((pid, sha)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &pid, &ctx)?];
+    let c = resolve(p, &sha).ok_or_else(|| not_found("Commit"))?;
+    let items = c
+        .diffs
+        .iter()
+        .map(|(o, n, d, new, del)| objects::diff(o, n, d, *new, *del))
+        .collect();
+    Ok(http::paginate(items, &ctx.query, &ctx.url))
+}
+
+/// `GET /repository/files/:file_path?ref=`: `ref` is required (docs).
+async fn file(
+    State(app): State<App>,
+    Path((pid, path)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &pid, &ctx)?];
+    let git_ref = ctx.require("ref")?;
+    resolve(p, &git_ref).ok_or_else(|| not_found("Commit"))?;
+    let content = p.files.get(&path).ok_or_else(|| not_found("File"))?;
+    Ok(http::ok(objects::file(p, &path, &git_ref, content)))
+}
+
+/// Raw content; `ref` defaults to the default branch (docs).
+async fn raw_file(
+    State(app): State<App>,
+    Path((pid, path)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &pid, &ctx)?];
+    if let Some(r) = ctx.param("ref") {
+        resolve(p, &r).ok_or_else(|| not_found("Commit"))?;
+    }
+    let content = p.files.get(&path).ok_or_else(|| not_found("File"))?;
+    Ok(http::text(content.clone()))
+}
+
+/// Create: `branch`, `content`, `commit_message` required; an existing file
+/// is a 400 `A file with this name already exists` (docs, repository files).
+async fn create_file(
+    State(app): State<App>,
+    Path((pid, path)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    write_file(&app, &pid, &path, &ctx, true).await
+}
+
+async fn update_file(
+    State(app): State<App>,
+    Path((pid, path)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    write_file(&app, &pid, &path, &ctx, false).await
+}
+
+async fn write_file(app: &App, pid: &str, path: &str, ctx: &Ctx, create: bool) -> Reply {
+    let mut db = lock(&app.db);
+    let p = writable(&db, pid, ctx)?;
+    let branch = ctx.require("branch")?;
+    let content = ctx
+        .param("content")
+        .ok_or_else(|| http::missing("content"))?;
+    let _message = ctx.require("commit_message")?;
+    ctx.one_of("encoding", &["text", "base64"])?;
+    let exists = db.projects[p].files.contains_key(path);
+    if create && exists {
+        return Err(http::message(400, "A file with this name already exists"));
+    }
+    if !create && !exists {
+        return Err(http::message(400, "A file with this name doesn't exist"));
+    }
+    if !db.projects[p].branches.iter().any(|b| b.name == branch)
+        && ctx.param("start_branch").is_none()
+    {
+        return Err(http::message(
+            400,
+            "You can only create or edit files when you are on a branch",
+        ));
+    }
+    db.projects[p].files.insert(path.to_string(), content);
+    let status = if create {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok(http::json_response(
+        status,
+        json!({"file_path": path, "branch": branch}),
+    ))
+}
+
+async fn delete_file(
+    State(app): State<App>,
+    Path((pid, path)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let mut db = lock(&app.db);
+    let p = writable(&db, &pid, &ctx)?;
+    ctx.require("branch")?;
+    ctx.require("commit_message")?;
+    if db.projects[p].files.remove(&path).is_none() {
+        return Err(http::message(400, "A file with this name doesn't exist"));
+    }
+    Ok(http::no_content())
+}
+
+/// Tree entries (docs: repositories API); offset or keyset (`page_token`).
+async fn tree(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &pid, &ctx)?];
+    if let Some(r) = ctx.param("ref") {
+        resolve(p, &r).ok_or_else(|| not_found("Tree"))?;
+    }
+    let prefix = ctx
+        .param("path")
+        .map(|s| format!("{}/", s.trim_end_matches('/')))
+        .unwrap_or_default();
+    let recursive = ctx.flag("recursive").unwrap_or(false);
+    let mut entries: BTreeSet<(String, &'static str)> = BTreeSet::new();
+    for file in p.files.keys() {
+        let Some(rest) = file.strip_prefix(&prefix) else {
+            continue;
+        };
+        match rest.split_once('/') {
+            Some((dir, _)) if !recursive => {
+                entries.insert((format!("{prefix}{dir}"), "tree"));
+            }
+            _ => {
+                entries.insert((file.clone(), "blob"));
+            }
+        }
+    }
+    if recursive {
+        for file in p.files.keys().filter(|f| f.starts_with(&prefix)) {
+            let mut dir = file.as_str();
+            while let Some((parent, _)) = dir.rsplit_once('/') {
+                if parent.len() + 1 > prefix.len() {
+                    entries.insert((parent.to_string(), "tree"));
+                }
+                dir = parent;
+            }
+        }
+    }
+    let items: Vec<Value> = entries
+        .iter()
+        .map(|(path, kind)| {
+            json!({
+                "id": sha(path.len() as u64 + 11),
+                "name": path.rsplit('/').next().unwrap_or(path),
+                "type": kind,
+                "path": path,
+                "mode": if *kind == "tree" { "040000" } else { "100644" },
+            })
+        })
+        .collect();
+    if items.is_empty() && !prefix.is_empty() {
+        return Err(not_found("Tree"));
+    }
+    Ok(http::paginate(items, &ctx.query, &ctx.url))
+}
+
+async fn compare(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &pid, &ctx)?];
+    let from = ctx.require("from")?;
+    let to = ctx.require("to")?;
+    let a = resolve(p, &from).ok_or_else(|| not_found("Ref"))?;
+    let b = resolve(p, &to).ok_or_else(|| not_found("Ref"))?;
+    let ia = p.commits.iter().position(|c| c.id == a.id).unwrap();
+    let ib = p.commits.iter().position(|c| c.id == b.id).unwrap();
+    let between: Vec<&Commit> = if ib < ia {
+        p.commits[ib..ia].iter().collect()
+    } else {
+        Vec::new()
+    };
+    let diffs: Vec<Value> = between
+        .iter()
+        .flat_map(|c| {
+            c.diffs
+                .iter()
+                .map(|(o, n, d, new, del)| objects::diff(o, n, d, *new, *del))
+        })
+        .collect();
+    Ok(http::ok(json!({
+        "commit": objects::commit(&db, p, b, false),
+        "commits": between.iter().map(|c| objects::commit(&db, p, c, false)).collect::<Vec<_>>(),
+        "diffs": diffs,
+        "compare_timeout": false,
+        "compare_same_ref": a.id == b.id,
+        "web_url": format!("{}/{}/-/compare/{}...{}", db.host, p.path_with_namespace, a.id, b.id),
+    })))
+}

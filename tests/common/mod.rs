@@ -1,0 +1,142 @@
+//! The end-to-end harness: a fake GitLab in this process, the real
+//! `gitlab-mcp serve` binary as a child process, and rmcp's client talking
+//! to it over stdio in either lifecycle.
+#![allow(dead_code)]
+
+use std::process::Stdio;
+
+use fake_gitlab::{FakeGitLab, RecordedRequest};
+use rmcp::model::{CallToolRequestParams, ProtocolVersion};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
+use serde_json::Value;
+use tokio::process::Command;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_gitlab-mcp");
+pub const TOKEN: &str = "glpat-alice";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lifecycle {
+    /// The `initialize` handshake (protocol versions up to 2025-11-25).
+    Initialize,
+    /// `server/discover` and per-request metadata (2026-07-28).
+    Discover,
+}
+
+pub const BOTH: [Lifecycle; 2] = [Lifecycle::Initialize, Lifecycle::Discover];
+
+pub struct Harness {
+    pub fake: FakeGitLab,
+    pub client: RunningService<RoleClient, ()>,
+}
+
+/// What a tool call answered.
+#[derive(Debug)]
+pub struct Outcome {
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// The server command with a clean environment pointing at `fake`.
+pub fn command(fake: &FakeGitLab, env: &[(&str, &str)]) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("serve")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("GITLAB_URL", fake.url())
+        .env("GITLAB_TOKEN", TOKEN);
+    for (k, v) in env {
+        if v.is_empty() {
+            cmd.env_remove(k);
+        } else {
+            cmd.env(k, v);
+        }
+    }
+    cmd
+}
+
+pub fn mode(lifecycle: Lifecycle) -> ClientLifecycleMode {
+    match lifecycle {
+        Lifecycle::Initialize => ClientLifecycleMode::Initialize,
+        Lifecycle::Discover => ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    }
+}
+
+impl Harness {
+    pub async fn start(lifecycle: Lifecycle) -> Harness {
+        Self::start_with(lifecycle, &[]).await
+    }
+
+    /// `env` overrides the server's environment; an empty value removes a variable.
+    pub async fn start_with(lifecycle: Lifecycle, env: &[(&str, &str)]) -> Harness {
+        let fake = FakeGitLab::start().await;
+        let cmd = command(&fake, env);
+        let (transport, _) = TokioChildProcess::builder(cmd)
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn gitlab-mcp");
+        let client =
+            ().serve_with_lifecycle(transport, mode(lifecycle))
+                .await
+                .expect("MCP session starts");
+        Harness { fake, client }
+    }
+
+    /// Call a tool with JSON arguments (an object).
+    pub async fn call(&self, tool: &str, arguments: Value) -> Outcome {
+        let Value::Object(map) = arguments else {
+            panic!("arguments must be an object")
+        };
+        let result = self
+            .client
+            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map))
+            .await
+            .expect("tools/call answers");
+        let text = result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect::<Vec<_>>()
+            .join("\n");
+        Outcome {
+            text,
+            is_error: result.is_error.unwrap_or(false),
+        }
+    }
+
+    /// Call and expect success; the text on failure helps debugging.
+    pub async fn ok(&self, tool: &str, arguments: Value) -> String {
+        let out = self.call(tool, arguments).await;
+        assert!(!out.is_error, "expected success, got: {}", out.text);
+        out.text
+    }
+
+    /// Call and expect an error result.
+    pub async fn err(&self, tool: &str, arguments: Value) -> String {
+        let out = self.call(tool, arguments).await;
+        assert!(out.is_error, "expected an error, got: {}", out.text);
+        out.text
+    }
+
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.fake.requests()
+    }
+
+    /// The only request the fake received since the last clear.
+    pub fn only_request(&self) -> RecordedRequest {
+        let requests = self.fake.requests();
+        assert_eq!(
+            requests.len(),
+            1,
+            "expected exactly one request, got {requests:#?}"
+        );
+        requests.into_iter().next().unwrap()
+    }
+
+    pub async fn stop(self) {
+        self.client.cancel().await.expect("client stops");
+    }
+}
