@@ -339,10 +339,11 @@ pub fn action_elsewhere(
             }
             let nouns = tool_nouns(other);
             let names_other = nouns.iter().all(|n| given_words.iter().any(|w| w == n));
-            if !names_other {
-                return None;
-            }
-            match_action(given, other).map(|a| (other.name, a))
+            // A sub-resource action (`branch_create`) names its resource; a
+            // bare verb (`list`) needs the other tool's noun in the guess.
+            match_action(given, other)
+                .filter(|a| names_other || a.contains('_'))
+                .map(|a| (other.name, a))
         })
         .collect()
 }

@@ -155,6 +155,20 @@ fn retry_after(retry_after: Option<&str>, reset: Option<&str>) -> Option<Duratio
     Some(Duration::from_secs(reset.saturating_sub(now)))
 }
 
+/// Words in an error chain that only a TLS failure produces (rustls's
+/// errors, in their display and debug forms).
+const TLS_SIGNS: &[&str] = &[
+    "certificate",
+    "tls",
+    "handshake",
+    "invalid peer",
+    "invalidmessage",
+    "invalidcontenttype",
+    "alertreceived",
+    "peerincompatible",
+    "unknownissuer",
+];
+
 /// Which network failure this is, from reqwest's flags and the error chain.
 fn classify(error: &reqwest::Error) -> NetworkKind {
     if error.is_timeout() {
@@ -171,19 +185,18 @@ fn classify(error: &reqwest::Error) -> NetworkKind {
             }
         }
         chain.push_str(&e.to_string().to_ascii_lowercase());
+        chain.push(' ');
+        chain.push_str(&format!("{e:?}").to_ascii_lowercase());
         chain.push('\n');
         source = e.source();
     }
+    tracing::debug!(%chain, "network error");
     if chain.contains("dns error")
         || chain.contains("failed to lookup address")
         || chain.contains("name or service not known")
     {
         NetworkKind::Dns
-    } else if chain.contains("certificate")
-        || chain.contains("tls")
-        || chain.contains("handshake")
-        || chain.contains("invalid peer")
-    {
+    } else if TLS_SIGNS.iter().any(|sign| chain.contains(sign)) {
         NetworkKind::Tls
     } else if chain.contains("connection refused") {
         NetworkKind::Refused
