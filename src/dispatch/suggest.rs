@@ -241,16 +241,13 @@ fn action_words(given: &str) -> (Vec<String>, bool) {
     let mut plural = false;
     let mut words: Vec<String> = Vec::new();
     for raw in snake.split('_').filter(|w| !w.is_empty()) {
-        let mapped = ACTION_WORDS
-            .iter()
-            .find(|(k, _)| *k == raw)
-            .map(|(_, v)| *v);
-        let word = match mapped {
+        let mapped = |w: &str| ACTION_WORDS.iter().find(|(k, _)| *k == w).map(|(_, v)| *v);
+        let word = match mapped(raw) {
             Some(m) => m.to_string(),
             None => match raw.strip_suffix('s') {
-                Some(stem) if stem.len() > 2 && !raw.ends_with("ss") && raw != "diffs" => {
+                Some(stem) if stem.len() > 2 && !raw.ends_with("ss") => {
                     plural = true;
-                    stem.to_string()
+                    mapped(stem).unwrap_or(stem).to_string()
                 }
                 _ => raw.to_string(),
             },
@@ -276,7 +273,8 @@ pub fn match_action(given: &str, tool: &'static ToolSpec) -> Option<&'static str
         .map(String::as_str)
         .filter(|w| !nouns.contains(w))
         .collect();
-    let mut candidates: Vec<String> = Vec::new();
+    // The mapped words may name an action as they are (`accept` → `merge`).
+    let mut candidates: Vec<String> = vec![words.join("_")];
     if rest.is_empty() {
         // Only the tool's noun was given: `list_issues` or `issues`.
         candidates.push(if plural { "list".into() } else { "get".into() });
@@ -288,6 +286,11 @@ pub fn match_action(given: &str, tool: &'static ToolSpec) -> Option<&'static str
         if plural && rest.len() == 2 && rest.contains(&"get") {
             let noun = rest.iter().find(|w| **w != "get").unwrap();
             candidates.push(format!("{noun}_list"));
+        }
+        // `get_job_log` is `job_log`: a leading verb on a noun-named action.
+        let without_get: Vec<&str> = rest.iter().copied().filter(|w| *w != "get").collect();
+        if !without_get.is_empty() && without_get.len() < rest.len() {
+            candidates.push(without_get.join("_"));
         }
         if rest.len() == 1 && plural {
             candidates.push(format!("{}_list", rest[0]));
