@@ -28,7 +28,7 @@ impl Fault {
             429 => None,
             500 => Some(r#"{"message":"500 Internal Server Error"}"#.to_string()),
             // Behind nginx, a 502/503 is an HTML page, not JSON.
-            502 | 503 | 504 => Some(format!(
+            502..=504 => Some(format!(
                 "<!DOCTYPE html>\n<html><head><title>GitLab is not responding ({status})</title></head><body><h1>{status}</h1></body></html>"
             )),
             _ => Some(format!(r#"{{"message":"{status}"}}"#)),

@@ -146,10 +146,10 @@ pub fn suggest_param(key: &str, action: &ActionSpec) -> Option<&'static str> {
     if let Some(p) = action.param(&snake) {
         return Some(p.name);
     }
-    if let Some((_, candidates)) = PARAM_SYNONYMS.iter().find(|(k, _)| *k == snake) {
-        if let Some(p) = candidates.iter().find_map(|c| action.param(c)) {
-            return Some(p.name);
-        }
+    if let Some((_, candidates)) = PARAM_SYNONYMS.iter().find(|(k, _)| *k == snake)
+        && let Some(p) = candidates.iter().find_map(|c| action.param(c))
+    {
+        return Some(p.name);
     }
     // `ref` for `ref_name`, `iid` for `issue_iid`: one word of a longer name.
     let part_of = action.params.iter().find(|p| {

@@ -194,7 +194,7 @@ mod tests {
         assert_eq!(
             message(r#"{"message":{"title":["can't be blank"],"base":["Limit reached"]}}"#)
                 .unwrap(),
-            "Limit reached; title: can't be blank"
+            "title: can't be blank; Limit reached"
         );
         assert_eq!(
             message(r#"{"message":{"error":"This endpoint has been requested too many times."}}"#)

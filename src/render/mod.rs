@@ -28,11 +28,11 @@ pub fn success(call: &ValidatedCall, response: &Response) -> String {
         ),
         _ => json_text(&response.body),
     };
-    if matches!(call.action.returns, Returns::List(_)) {
-        if let Some(line) = pagination_line(call, &response.pagination) {
-            text.push('\n');
-            text.push_str(&line);
-        }
+    if matches!(call.action.returns, Returns::List(_))
+        && let Some(line) = pagination_line(call, &response.pagination)
+    {
+        text.push('\n');
+        text.push_str(&line);
     }
     text
 }

@@ -201,13 +201,13 @@ async fn merge(
     if mr.state != "opened" || mr.draft {
         return Err(http::message(405, "405 Method Not Allowed"));
     }
-    if let Some(sha) = ctx.param("sha") {
-        if sha != mr.sha {
-            return Err(http::message(
-                409,
-                "SHA does not match HEAD of source branch",
-            ));
-        }
+    if let Some(sha) = ctx.param("sha")
+        && sha != mr.sha
+    {
+        return Err(http::message(
+            409,
+            "SHA does not match HEAD of source branch",
+        ));
     }
     mr.state = "merged".into();
     mr.merged_at = Some(now.clone());

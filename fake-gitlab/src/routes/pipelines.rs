@@ -105,10 +105,10 @@ async fn create(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Re
     {
         return Err(http::validation("base", "Reference not found"));
     }
-    if let Some(vars) = ctx.body.get("variables") {
-        if !vars.is_array() {
-            return Err(http::invalid_value("variables"));
-        }
+    if let Some(vars) = ctx.body.get("variables")
+        && !vars.is_array()
+    {
+        return Err(http::invalid_value("variables"));
     }
     let id = db.next_id();
     let now = db.now();

@@ -32,7 +32,7 @@ async fn list(State(app): State<App>, ctx: Ctx) -> Reply {
         .iter()
         .filter(|p| {
             let member = ctx.auth.is_some_and(|a| p.members.contains(&a.user_id));
-            (p.visibility == "public" || member) && (!membership || member)
+            member || (p.visibility == "public" && !membership)
         })
         .filter(|p| {
             search.as_ref().is_none_or(|s| {

@@ -1,0 +1,126 @@
+//! The command line: `call` and its exit statuses, `tools`, `catalog`.
+
+mod common;
+
+use fake_gitlab::FakeGitLab;
+use serde_json::Value;
+use tokio::process::Command;
+
+async fn call(
+    fake: &FakeGitLab,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Option<i32>, String, String) {
+    let mut cmd = Command::new(common::BIN);
+    cmd.env_clear()
+        .env("GITLAB_URL", fake.url())
+        .env("GITLAB_TOKEN", common::TOKEN)
+        .args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().await.unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn call_exits_0_on_success_1_on_an_error_result_2_on_usage_errors() {
+    let fake = FakeGitLab::start().await;
+    let (code, stdout, _) = call(
+        &fake,
+        &[
+            "call",
+            "gitlab_issue",
+            r#"{"action":"get","params":{"project_id":1,"issue_iid":1}}"#,
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(code, Some(0), "{stdout}");
+    let issue: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(issue["iid"], 1);
+
+    let (code, stdout, _) = call(
+        &fake,
+        &[
+            "call",
+            "gitlab_issue",
+            r#"{"action":"get","params":{"iid":1}}"#,
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(code, Some(1));
+    assert!(stdout.contains("did you mean `issue_iid`?"), "{stdout}");
+
+    let (code, _, stderr) = call(&fake, &["call", "gitlab_issue", "{not json"], &[]).await;
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("does not parse"), "{stderr}");
+    let (code, _, stderr) = call(&fake, &["call", "gitlab_issuez", "{}"], &[]).await;
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("did you mean `gitlab_issue`"), "{stderr}");
+    let (code, _, stderr) = call(
+        &fake,
+        &["call", "gitlab_issue", "{}"],
+        &[("GITLAB_URL", "gitlab.example.com")],
+    )
+    .await;
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("GITLAB_URL must start with http"),
+        "{stderr}"
+    );
+    let (code, _, _) = call(&fake, &["frobnicate"], &[]).await;
+    assert_eq!(code, Some(2));
+}
+
+#[tokio::test]
+async fn gitlab_url_may_include_api_v4_and_the_token_may_come_from_the_alternative_variable() {
+    let fake = FakeGitLab::start().await;
+    let url = format!("{}/api/v4/", fake.url());
+    let mut cmd = Command::new(common::BIN);
+    cmd.env_clear()
+        .env("GITLAB_URL", &url)
+        .env("GITLAB_PERSONAL_ACCESS_TOKEN", "glpat-bob")
+        .args([
+            "call",
+            "gitlab_project",
+            r#"{"action":"get","params":{"project_id":"acme/website"}}"#,
+        ]);
+    let out = cmd.output().await.unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let request = fake.requests().pop().unwrap();
+    assert_eq!(request.line(), "GET /api/v4/projects/acme%2Fwebsite");
+    assert_eq!(request.private_token.as_deref(), Some("glpat-bob"));
+}
+
+#[test]
+fn tools_prints_a_summary_and_catalog_prints_json() {
+    let out = std::process::Command::new(common::BIN)
+        .arg("tools")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.contains("tools,") && first.contains("actions,") && first.contains("bytes"),
+        "{first}"
+    );
+    assert!(text.contains("gitlab_issue"));
+
+    let out = std::process::Command::new(common::BIN)
+        .args(["catalog", "--json"])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json["tools"].as_array().unwrap().len() >= 5);
+}
