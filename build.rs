@@ -53,6 +53,8 @@ struct ActionDef {
     /// Values always sent, such as `state_event = "close"` for `close`.
     #[serde(default)]
     fixed: BTreeMap<String, toml::Value>,
+    /// A named rule across parameters, checked in Rust after the catalog's.
+    check: Option<String>,
 }
 
 #[derive(Deserialize, Clone)]
@@ -78,6 +80,23 @@ struct ParamDef {
     format: Option<String>,
     items: Option<String>,
     style: Option<String>,
+    /// The fields of each object in an array of objects.
+    #[serde(default)]
+    fields: Vec<FieldDef>,
+    doc: String,
+}
+
+/// One field of the objects in an array parameter.
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct FieldDef {
+    name: String,
+    #[serde(rename = "type")]
+    ty: String,
+    #[serde(default)]
+    required: bool,
+    #[serde(default, rename = "enum")]
+    allowed: Vec<String>,
     doc: String,
 }
 
@@ -95,6 +114,7 @@ struct Action {
     params: Vec<NamedParamDef>,
     hints: Vec<(u16, String)>,
     fixed: Vec<(String, String, &'static str)>,
+    check: Option<String>,
 }
 
 fn main() {
@@ -108,6 +128,12 @@ fn main() {
     files.sort();
 
     let shared_path = dir.join("_shared.toml");
+    // `CATALOG_ONLY=gitlab_issue` compiles one tool file, to check an entry in
+    // isolation while other files are being edited.
+    println!("cargo::rerun-if-env-changed=CATALOG_ONLY");
+    if let Ok(only) = std::env::var("CATALOG_ONLY") {
+        files.retain(|p| *p == shared_path || p.file_stem().is_some_and(|s| s == only.as_str()));
+    }
     let shared: SharedFile = parse(&shared_path);
 
     let mut out = String::from(
@@ -212,6 +238,7 @@ fn expand(a: &ActionDef, shared: &SharedFile, file: &Path) -> Action {
         name: a.name.clone(),
         summary: a.summary.clone(),
         fixed,
+        check: a.check.clone(),
         method,
         template,
         handler: a.handler.clone(),
@@ -254,11 +281,13 @@ fn help_action(tool: &ToolFile) -> Action {
                 format: None,
                 items: None,
                 style: None,
+                fields: Vec::new(),
                 doc: "The action to describe; omit to list every action.".into(),
             },
         }],
         hints: Vec::new(),
         fixed: Vec::new(),
+        check: None,
     }
 }
 
@@ -294,6 +323,7 @@ fn emit_action(out: &mut String, a: &Action, file: &Path) {
         (None, None, Some(handler)) => {
             let variant = match handler.as_str() {
                 "help" => "Help",
+                "upload" => "Upload",
                 other => panic!("{here}: unknown handler `{other}`"),
             };
             format!("Route::Handler(Handler::{variant})")
@@ -318,9 +348,14 @@ fn emit_action(out: &mut String, a: &Action, file: &Path) {
             format!("FixedParam {{ name: {k:?}, json: {v:?}, location: Location::{loc} }},")
         })
         .collect();
+    let check = match a.check.as_deref() {
+        None => "None".to_string(),
+        Some("commit_actions") => "Some(Check::CommitActions)".to_string(),
+        Some(other) => panic!("{here}: unknown check `{other}`"),
+    };
     write!(
         out,
-        "ActionSpec {{ name: {:?}, summary: {:?}, route: {route}, read_only: {}, destructive: {}, idempotent: {}, returns: {returns}, hints: &[{hints}], fixed: &[{fixed}], params: &[",
+        "ActionSpec {{ name: {:?}, summary: {:?}, route: {route}, read_only: {}, destructive: {}, idempotent: {}, returns: {returns}, hints: &[{hints}], fixed: &[{fixed}], check: {check}, params: &[",
         a.name, a.summary, a.read_only, a.destructive, a.idempotent
     )
     .unwrap();
@@ -349,6 +384,7 @@ fn emit_param(out: &mut String, p: &NamedParamDef, here: &str) {
     let style = match d.style.as_deref() {
         None | Some("brackets") => "Brackets",
         Some("csv") => "Csv",
+        Some("segments") => "Segments",
         Some(other) => panic!("{here} param `{}`: unknown style {other}", p.name),
     };
     let default = match &d.default {
@@ -359,9 +395,26 @@ fn emit_param(out: &mut String, p: &NamedParamDef, here: &str) {
         Some(f) => format!("Some({f:?})"),
         None => "None".into(),
     };
+    let fields: String = d
+        .fields
+        .iter()
+        .map(|f| {
+            let ty = param_type(&f.ty, &format!("{here} param `{}` field `{}`", p.name, f.name));
+            format!(
+                "FieldSpec {{ name: {:?}, ty: ParamType::{ty}, required: {}, allowed: &{:?}, doc: {:?} }},",
+                f.name, f.required, f.allowed, f.doc
+            )
+        })
+        .collect();
+    if !d.fields.is_empty() && d.items.as_deref() != Some("object") {
+        panic!(
+            "{here} param `{}`: `fields` describe the objects of an array with items = \"object\"",
+            p.name
+        );
+    }
     writeln!(
         out,
-        "ParamSpec {{ name: {:?}, ty: ParamType::{ty}, location: Location::{location}, required: {}, allowed: &{:?}, default: {default}, format: {format}, items: {items}, style: ArrayStyle::{style}, doc: {:?} }},",
+        "ParamSpec {{ name: {:?}, ty: ParamType::{ty}, location: Location::{location}, required: {}, allowed: &{:?}, default: {default}, format: {format}, items: {items}, style: ArrayStyle::{style}, fields: &[{fields}], doc: {:?} }},",
         p.name, d.required, d.allowed, d.doc
     )
     .unwrap();

@@ -91,6 +91,7 @@ impl Engine {
                     ),
                     None => help::tool_help(tool),
                 }),
+                Handler::Upload => todo_upload(),
             });
         }
         let request = gitlab::plan(&call).expect("REST actions have a request");
@@ -107,4 +108,9 @@ impl Engine {
             }
         }
     }
+}
+
+// Replaced by the upload handler in the next commit.
+fn todo_upload() -> ToolOutput {
+    ToolOutput::error("upload is not available in this build".into())
 }

@@ -32,6 +32,15 @@ pub struct ActionSpec {
     pub returns: Returns,
     /// Values always sent with the request, not chosen by the caller.
     pub fixed: &'static [FixedParam],
+    /// A rule across parameters the catalog cannot state, checked in Rust.
+    pub check: Option<Check>,
+}
+
+/// Rules across parameters, implemented in `dispatch/checks.rs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// A multi-file commit's `actions`: what each file action needs.
+    CommitActions,
 }
 
 /// A constant parameter, such as `state_event=close` for an issue's `close`.
@@ -90,12 +99,15 @@ impl Method {
 pub enum Handler {
     /// Describe the tool's actions and their parameters; no request.
     Help,
+    /// A Markdown upload of a file given as text or base64 (multipart).
+    Upload,
 }
 
 impl Handler {
     pub fn as_str(self) -> &'static str {
         match self {
             Handler::Help => "help",
+            Handler::Upload => "upload",
         }
     }
 }
@@ -131,6 +143,18 @@ pub struct ParamSpec {
     pub items: Option<ParamType>,
     /// How an array is sent in a query or body.
     pub style: ArrayStyle,
+    /// For an array of objects: the fields each object may have.
+    pub fields: &'static [FieldSpec],
+    pub doc: &'static str,
+}
+
+/// A field of the objects in an array parameter (`actions[].file_path`).
+#[derive(Debug)]
+pub struct FieldSpec {
+    pub name: &'static str,
+    pub ty: ParamType,
+    pub required: bool,
+    pub allowed: &'static [&'static str],
     pub doc: &'static str,
 }
 
@@ -182,6 +206,9 @@ pub enum ArrayStyle {
     Brackets,
     /// `a,b` as one string, in a query or a body (labels and similar).
     Csv,
+    /// A path parameter that is itself a path (`dir/file.txt` in GitLab's
+    /// `*artifact_path`): one encoded segment per `/`-separated part.
+    Segments,
 }
 
 impl ActionSpec {
