@@ -82,19 +82,28 @@ impl Engine {
                 return Ok(ToolOutput::error(error.to_string()));
             }
         };
-        if let Route::Handler(handler) = call.action.route {
-            return Ok(match handler {
-                Handler::Help => ToolOutput::ok(match call.arg("action").and_then(Value::as_str) {
+        let request = match call.action.route {
+            Route::Rest { .. } => gitlab::plan(&call).expect("REST actions have a request"),
+            Route::Handler(Handler::Help) => {
+                let text = match call.arg("action").and_then(Value::as_str) {
                     Some(name) => help::action_help(
                         tool,
                         tool.action(name).expect("help's enum lists real actions"),
                     ),
                     None => help::tool_help(tool),
-                }),
-                Handler::Upload => todo_upload(),
-            });
-        }
-        let request = gitlab::plan(&call).expect("REST actions have a request");
+                };
+                return Ok(ToolOutput::ok(text));
+            }
+            Route::Handler(Handler::Upload) => match gitlab::plan_upload(&call) {
+                Ok(request) => request,
+                Err(problem) => {
+                    return Ok(ToolOutput::error(format!(
+                        "{} {}: {problem}",
+                        tool.name, call.action.name
+                    )));
+                }
+            },
+        };
         tracing::debug!(tool = tool.name, action = call.action.name, method = request.method.as_str(), path = %request.path, "request");
         match self.client.send(&request).await {
             Ok(response) => Ok(ToolOutput::ok(render::success(&call, &response))),
@@ -108,9 +117,4 @@ impl Engine {
             }
         }
     }
-}
-
-// Replaced by the upload handler in the next commit.
-fn todo_upload() -> ToolOutput {
-    ToolOutput::error("upload is not available in this build".into())
 }

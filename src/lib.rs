@@ -16,3 +16,4 @@ pub mod engine;
 pub mod gitlab;
 pub mod mcp;
 pub mod render;
+pub mod tokens;

@@ -97,8 +97,11 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
 
 fn tools_summary(list_json: &str) -> String {
     let tools = catalog::tools();
+    let tokens = gitlab_mcp::tokens::cl100k(list_json)
+        .map(|t| format!(", {t} tokens (cl100k)"))
+        .unwrap_or_default();
     let mut out = format!(
-        "{} tools, {} actions, tool list {} bytes\n",
+        "{} tools, {} actions, tool list {} bytes{tokens}\n",
         tools.len(),
         catalog::action_count(),
         list_json.len()

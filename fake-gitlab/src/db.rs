@@ -61,6 +61,79 @@ pub struct Project {
     pub files: BTreeMap<String, String>,
     /// (issue iid, linked project id, linked issue iid, link type).
     pub issue_links: Vec<(u64, u64, u64, &'static str)>,
+    pub labels: Vec<Label>,
+    pub milestones: Vec<Milestone>,
+    pub releases: Vec<Release>,
+    pub variables: Vec<Variable>,
+    pub environments: Vec<Environment>,
+    pub wiki: Vec<WikiPage>,
+    pub snippets: Vec<Snippet>,
+    pub packages: Vec<Package>,
+    /// Markdown uploads: (id, file name, size).
+    pub uploads: Vec<(u64, String, usize)>,
+}
+
+pub struct Label {
+    pub id: u64,
+    pub name: String,
+    pub color: String,
+    pub description: Option<String>,
+}
+
+pub struct Milestone {
+    pub id: u64,
+    pub iid: u64,
+    pub title: String,
+    pub description: String,
+    pub state: String,
+    pub due_date: Option<String>,
+}
+
+pub struct Release {
+    pub tag_name: String,
+    pub name: String,
+    pub description: String,
+    pub created_at: String,
+    pub links: Vec<(u64, String, String)>,
+}
+
+pub struct Variable {
+    pub key: String,
+    pub value: String,
+    pub variable_type: String,
+    pub protected: bool,
+    pub masked: bool,
+    pub environment_scope: String,
+}
+
+pub struct Environment {
+    pub id: u64,
+    pub name: String,
+    pub state: String,
+    pub external_url: Option<String>,
+}
+
+pub struct WikiPage {
+    pub slug: String,
+    pub title: String,
+    pub content: String,
+    pub format: String,
+}
+
+pub struct Snippet {
+    pub id: u64,
+    pub title: String,
+    pub file_name: String,
+    pub content: String,
+    pub visibility: String,
+    pub author_id: u64,
+}
+
+pub struct Package {
+    pub id: u64,
+    pub name: String,
+    pub version: String,
+    pub package_type: String,
 }
 
 pub struct Issue {
@@ -144,6 +217,8 @@ pub struct Job {
     pub created_at: String,
     pub manual: bool,
     pub log: JobLog,
+    /// Files of the job's artifacts archive: path → content.
+    pub artifacts: BTreeMap<String, String>,
 }
 
 pub enum JobLog {
@@ -316,6 +391,15 @@ fn empty_project(
         commits: Vec::new(),
         files: BTreeMap::new(),
         issue_links: Vec::new(),
+        labels: Vec::new(),
+        milestones: Vec::new(),
+        releases: Vec::new(),
+        variables: Vec::new(),
+        environments: Vec::new(),
+        wiki: Vec::new(),
+        snippets: Vec::new(),
+        packages: Vec::new(),
+        uploads: Vec::new(),
     }
 }
 
@@ -631,8 +715,100 @@ fn seed_api_project(db: &mut Db) -> Project {
             created_at: "2026-02-21T10:00:00.000Z".into(),
             manual: status == "manual",
             log,
+            artifacts: if id == 101 {
+                BTreeMap::from([
+                    (
+                        "coverage/summary.txt".to_string(),
+                        "lines: 87.5%\nbranches: 71.0%\n".to_string(),
+                    ),
+                    (
+                        "reports/junit ü.xml".to_string(),
+                        "<testsuite tests=\"3\" failures=\"0\"/>\n".to_string(),
+                    ),
+                ])
+            } else {
+                BTreeMap::new()
+            },
         });
     }
+    for (id, name, color) in [
+        (501u64, "bug", "#d9534f"),
+        (502, "feature", "#428bca"),
+        (503, "priority::high", "#ff0000"),
+        (504, "backend", "#5cb85c"),
+    ] {
+        p.labels.push(Label {
+            id,
+            name: name.into(),
+            color: color.into(),
+            description: Some(format!("Issues about {name}")),
+        });
+    }
+    p.milestones.push(Milestone {
+        id: 40,
+        iid: 1,
+        title: "v1.2".into(),
+        description: "Second quarter release".into(),
+        state: "active".into(),
+        due_date: Some("2026-06-30".into()),
+    });
+    p.releases.push(Release {
+        tag_name: "v1.0.0".into(),
+        name: "Acme API 1.0".into(),
+        description: "## Changes\n\n- First stable API\n".into(),
+        created_at: "2026-02-12T10:00:00.000Z".into(),
+        links: vec![(
+            1,
+            "Linux binary".into(),
+            "https://example.com/acme-api-linux".into(),
+        )],
+    });
+    p.variables.push(Variable {
+        key: "DEPLOY_TARGET".into(),
+        value: "staging".into(),
+        variable_type: "env_var".into(),
+        protected: false,
+        masked: false,
+        environment_scope: "*".into(),
+    });
+    for (id, name, state) in [
+        (61u64, "production", "available"),
+        (62, "staging", "available"),
+        (63, "review/feature-orders-v2", "stopped"),
+    ] {
+        p.environments.push(Environment {
+            id,
+            name: name.into(),
+            state: state.into(),
+            external_url: Some(format!("https://{}.acme.example", name.replace('/', "-"))),
+        });
+    }
+    p.wiki.push(WikiPage {
+        slug: "home".into(),
+        title: "home".into(),
+        content: "# Acme API wiki\n\nSee [Deploy](deploy/production).\n".into(),
+        format: "markdown".into(),
+    });
+    p.wiki.push(WikiPage {
+        slug: "deploy/production".into(),
+        title: "production".into(),
+        content: "# Deploying to production\n\n1. Tag\n2. Wait for the pipeline\n".into(),
+        format: "markdown".into(),
+    });
+    p.snippets.push(Snippet {
+        id: 71,
+        title: "Refund script".into(),
+        file_name: "refund.sh".into(),
+        content: "#!/bin/sh\ncurl -X POST https://api.acme.example/refunds\n".into(),
+        visibility: "private".into(),
+        author_id: 1,
+    });
+    p.packages.push(Package {
+        id: 81,
+        name: "acme-api-client".into(),
+        version: "1.0.0".into(),
+        package_type: "npm".into(),
+    });
     let _ = db;
     p
 }

@@ -583,3 +583,263 @@ pub fn base64(bytes: &[u8]) -> String {
     }
     out
 }
+
+/// Group (docs: groups API, "Get a single group" without `projects`).
+pub fn group(db: &Db, g: &crate::db::Group) -> Value {
+    json!({
+        "id": g.id,
+        "web_url": format!("{}/groups/{}", db.host, g.full_path),
+        "name": g.name,
+        "path": g.path,
+        "description": format!("The {} group.", g.name),
+        "visibility": "private",
+        "share_with_group_lock": false,
+        "require_two_factor_authentication": false,
+        "two_factor_grace_period": 48,
+        "project_creation_level": "developer",
+        "auto_devops_enabled": null,
+        "subgroup_creation_level": "maintainer",
+        "emails_disabled": false,
+        "emails_enabled": true,
+        "mentions_disabled": null,
+        "lfs_enabled": true,
+        "math_rendering_limits_enabled": true,
+        "lock_math_rendering_limits_enabled": false,
+        "default_branch": null,
+        "default_branch_protection": 2,
+        "default_branch_protection_defaults": {
+            "allowed_to_push": [{"access_level": 40}],
+            "allow_force_push": false,
+            "allowed_to_merge": [{"access_level": 40}]
+        },
+        "avatar_url": null,
+        "request_access_enabled": true,
+        "full_name": g.full_path.replace('/', " / "),
+        "full_path": g.full_path,
+        "created_at": "2025-10-01T08:00:00.000Z",
+        "parent_id": g.parent_id,
+        "organization_id": 1,
+        "shared_runners_setting": "enabled",
+        "max_artifacts_size": null,
+        "ldap_cn": null,
+        "ldap_access": null,
+        "marked_for_deletion_on": null,
+        "wiki_access_level": "enabled",
+        "duo_features_enabled": false,
+        "lock_duo_features_enabled": false,
+        "archived": false,
+    })
+}
+
+/// User as `GET /users/:id` shows it (docs: users API).
+pub fn user_full(db: &Db, id: u64) -> Value {
+    let mut v = user(db, id);
+    let extra = json!({
+        "created_at": "2025-09-01T08:00:00.000Z",
+        "bio": "",
+        "location": "Lyon",
+        "linkedin": "",
+        "twitter": "",
+        "discord": "",
+        "website_url": "",
+        "organization": "Acme",
+        "job_title": "Engineer",
+        "pronouns": null,
+        "bot": false,
+        "work_information": "Engineer at Acme",
+        "followers": 2,
+        "following": 1,
+        "is_followed": false,
+        "local_time": "10:00 AM",
+    });
+    for (k, val) in extra.as_object().unwrap() {
+        v[k] = val.clone();
+    }
+    v
+}
+
+/// Project label (docs: labels API).
+pub fn label(l: &crate::db::Label, p: &Project) -> Value {
+    let open = p
+        .issues
+        .iter()
+        .filter(|i| i.state == "opened" && i.labels.contains(&l.name))
+        .count();
+    json!({
+        "id": l.id,
+        "name": l.name,
+        "description": l.description,
+        "description_html": l.description.as_ref().map(|d| format!("<p>{d}</p>")),
+        "text_color": "#FFFFFF",
+        "color": l.color,
+        "open_issues_count": open,
+        "closed_issues_count": 0,
+        "open_merge_requests_count": 0,
+        "subscribed": false,
+        "priority": null,
+        "is_project_label": true,
+        "archived": false,
+    })
+}
+
+/// Milestone (docs: milestones API).
+pub fn milestone(db: &Db, p: &Project, m: &crate::db::Milestone) -> Value {
+    json!({
+        "id": m.id,
+        "iid": m.iid,
+        "project_id": p.id,
+        "title": m.title,
+        "description": m.description,
+        "due_date": m.due_date,
+        "start_date": "2026-04-01",
+        "state": m.state,
+        "updated_at": "2026-01-01T00:00:00.000Z",
+        "created_at": "2026-01-01T00:00:00.000Z",
+        "expired": false,
+        "web_url": format!("{}/{}/-/milestones/{}", db.host, p.path_with_namespace, m.iid),
+    })
+}
+
+/// Release (docs: releases API).
+pub fn release(db: &Db, p: &Project, r: &crate::db::Release) -> Value {
+    let web = format!("{}/{}", db.host, p.path_with_namespace);
+    let tag = p.tags.iter().find(|t| t.name == r.tag_name);
+    let sources: Vec<Value> = ["zip", "tar.gz", "tar.bz2", "tar"]
+        .iter()
+        .map(|f| json!({"format": f, "url": format!("{web}/-/archive/{0}/{1}-{0}.{f}", r.tag_name, p.path)}))
+        .collect();
+    let commit_value = tag
+        .and_then(|t| p.commits.iter().find(|c| c.id == t.target))
+        .map(|c| commit(db, p, c, false))
+        .unwrap_or(Value::Null);
+    json!({
+        "tag_name": r.tag_name,
+        "description": r.description,
+        "name": r.name,
+        "created_at": r.created_at,
+        "released_at": r.created_at,
+        "upcoming_release": false,
+        "author": user(db, 1),
+        "commit": commit_value,
+        "milestones": [],
+        "commit_path": format!("/{}/-/commit/{}", p.path_with_namespace, tag.map(|t| t.target.as_str()).unwrap_or("")),
+        "tag_path": format!("/{}/-/tags/{}", p.path_with_namespace, r.tag_name),
+        "assets": {
+            "count": 4 + r.links.len(),
+            "sources": sources,
+            "links": r.links.iter().map(|(id, name, url)| json!({
+                "id": id, "name": name, "url": url, "direct_asset_url": url, "link_type": "other"
+            })).collect::<Vec<_>>(),
+        },
+        "evidences": [{
+            "sha": crate::db::sha(77),
+            "filepath": format!("{web}/-/releases/{}/evidences/1.json", r.tag_name),
+            "collected_at": r.created_at,
+        }],
+        "_links": {
+            "closed_issues_url": format!("{web}/-/issues?release_tag={}&scope=all&state=closed", r.tag_name),
+            "closed_merge_requests_url": format!("{web}/-/merge_requests?release_tag={}&scope=all&state=closed", r.tag_name),
+            "edit_url": format!("{web}/-/releases/{}/edit", r.tag_name),
+            "merged_merge_requests_url": format!("{web}/-/merge_requests?release_tag={}&scope=all&state=merged", r.tag_name),
+            "opened_issues_url": format!("{web}/-/issues?release_tag={}&scope=all&state=opened", r.tag_name),
+            "opened_merge_requests_url": format!("{web}/-/merge_requests?release_tag={}&scope=all&state=opened", r.tag_name),
+            "self": format!("{web}/-/releases/{}", r.tag_name),
+        },
+    })
+}
+
+/// CI/CD variable (docs: project-level variables API).
+pub fn variable(v: &crate::db::Variable) -> Value {
+    json!({
+        "variable_type": v.variable_type,
+        "key": v.key,
+        "value": v.value,
+        "hidden": false,
+        "protected": v.protected,
+        "masked": v.masked,
+        "raw": false,
+        "environment_scope": v.environment_scope,
+        "description": null,
+    })
+}
+
+/// Environment (docs: environments API).
+pub fn environment(db: &Db, p: &Project, e: &crate::db::Environment) -> Value {
+    json!({
+        "id": e.id,
+        "name": e.name,
+        "slug": format!("{}-{}", e.name.replace('/', "-"), &crate::db::sha(e.id)[..6]),
+        "description": null,
+        "external_url": e.external_url,
+        "state": e.state,
+        "tier": if e.name == "production" { "production" } else { "development" },
+        "created_at": "2026-01-15T10:00:00.000Z",
+        "updated_at": "2026-02-21T10:05:00.000Z",
+        "enable_advanced_logs_querying": false,
+        "logs_api_path": format!("/{}/-/logs/k8s.json?environment_name={}", p.path_with_namespace, e.name),
+        "auto_stop_at": null,
+        "kubernetes_namespace": null,
+        "flux_resource_path": null,
+        "auto_stop_setting": "always",
+        "cluster_agent": null,
+        "web_url": format!("{}/{}/-/environments/{}", db.host, p.path_with_namespace, e.id),
+    })
+}
+
+/// Wiki page (docs: project wikis API); lists leave the content out
+/// unless `with_content` is set.
+pub fn wiki_page(w: &crate::db::WikiPage, with_content: bool) -> Value {
+    let mut v = json!({
+        "format": w.format,
+        "slug": w.slug,
+        "title": w.title,
+        "wiki_page_meta_id": 900 + w.slug.len(),
+    });
+    if with_content {
+        v["content"] = json!(w.content);
+        v["encoding"] = json!("UTF-8");
+    }
+    v
+}
+
+/// Snippet (docs: project snippets API).
+pub fn snippet(db: &Db, p: &Project, s: &crate::db::Snippet) -> Value {
+    let web = format!("{}/{}/-/snippets/{}", db.host, p.path_with_namespace, s.id);
+    json!({
+        "id": s.id,
+        "title": s.title,
+        "file_name": s.file_name,
+        "description": "A snippet used by the support team.",
+        "author": user(db, s.author_id),
+        "updated_at": "2026-02-01T10:00:00.000Z",
+        "created_at": "2026-02-01T10:00:00.000Z",
+        "project_id": p.id,
+        "web_url": web,
+        "raw_url": format!("{web}/raw"),
+        "ssh_url_to_repo": format!("git@example.com:{}/snippets/{}.git", p.path_with_namespace, s.id),
+        "http_url_to_repo": format!("{}/{}/snippets/{}.git", db.host, p.path_with_namespace, s.id),
+        "visibility": s.visibility,
+        "imported": false,
+        "imported_from": "none",
+        "files": [{"path": s.file_name, "raw_url": format!("{web}/raw/main/{}", s.file_name)}],
+    })
+}
+
+/// Package (docs: packages API).
+pub fn package(db: &Db, p: &Project, k: &crate::db::Package) -> Value {
+    json!({
+        "id": k.id,
+        "name": k.name,
+        "version": k.version,
+        "package_type": k.package_type,
+        "status": "default",
+        "_links": {
+            "web_path": format!("/{}/-/packages/{}", p.path_with_namespace, k.id),
+            "delete_api_path": format!("{}/api/v4/projects/{}/packages/{}", db.host, p.id, k.id),
+        },
+        "created_at": "2026-02-12T10:30:00.000Z",
+        "last_downloaded_at": null,
+        "pipelines": [],
+        "tags": [],
+    })
+}

@@ -67,9 +67,20 @@ pub enum ParamProblem {
         value: String,
         reason: &'static str,
     },
+    /// A problem inside one object of an array parameter, or a rule across
+    /// parameters (`actions[1].content` is missing for `create`).
+    Item {
+        param: &'static str,
+        message: String,
+    },
 }
 
 impl ParamProblem {
+    /// Whether this problem's text names `path` (such as `actions[0].file_path`).
+    pub fn mentions(&self, path: &str) -> bool {
+        matches!(self, ParamProblem::Item { message, .. } if message.contains(&format!("`{path}`")))
+    }
+
     /// The declared parameter this problem is about, if any.
     pub fn param(&self) -> Option<&'static str> {
         match self {
@@ -78,6 +89,7 @@ impl ParamProblem {
             | ParamProblem::WrongType { name, .. }
             | ParamProblem::NotAllowed { name, .. }
             | ParamProblem::BadPathValue { name, .. } => Some(name),
+            ParamProblem::Item { param, .. } => Some(param),
         }
     }
 }
@@ -154,6 +166,7 @@ impl fmt::Display for ParamProblem {
                 value,
                 reason,
             } => write!(f, "`{name}` cannot be \"{value}\": {reason}"),
+            ParamProblem::Item { message, .. } => f.write_str(message),
         }
     }
 }

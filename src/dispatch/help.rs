@@ -77,6 +77,24 @@ pub fn action_help(tool: &ToolSpec, action: &ActionSpec) -> String {
 /// `string`, `integer`, `string: opened|closed; default "all"`, `list of integer`.
 fn param_shape(p: &ParamSpec) -> String {
     let mut shape = match (p.ty, p.items) {
+        (ParamType::Array, Some(ParamType::Object)) => {
+            let fields: Vec<String> = p
+                .fields
+                .iter()
+                .map(|f| {
+                    let mut field = format!("{}{}", f.name, if f.required { "*" } else { "" });
+                    if !f.allowed.is_empty() {
+                        let _ = write!(field, ": {}", f.allowed.join("|"));
+                    }
+                    field
+                })
+                .collect();
+            if fields.is_empty() {
+                "list of objects".to_string()
+            } else {
+                format!("list of objects {{{}}}", fields.join(", "))
+            }
+        }
         (ParamType::Array, Some(items)) => format!("list of {} or comma-separated", items.as_str()),
         (ty, _) => ty.as_str().to_string(),
     };
@@ -137,6 +155,24 @@ fn example_value(p: &ParamSpec) -> Value {
         (ParamType::Boolean, _) => Value::Bool(true),
         (ParamType::Array, _) => match p.items {
             Some(ParamType::Integer) => Value::Array(vec![Value::from(1)]),
+            Some(ParamType::Object) => {
+                let mut item = Map::new();
+                for f in p.fields.iter().filter(|f| f.required) {
+                    let value = match (f.allowed.first(), f.ty) {
+                        (Some(first), _) => text(first),
+                        (None, ParamType::Integer) => Value::from(1),
+                        (None, ParamType::Boolean) => Value::Bool(true),
+                        (None, _) if f.name == "file_path" => text("README.md"),
+                        (None, _) => text("text"),
+                    };
+                    item.insert(f.name.to_string(), value);
+                }
+                // A create needs content (see dispatch/checks.rs).
+                if item.get("action").and_then(Value::as_str) == Some("create") {
+                    item.insert("content".into(), text("text"));
+                }
+                Value::Array(vec![Value::Object(item)])
+            }
             _ => Value::Array(vec![text("value")]),
         },
         (ParamType::Object, _) => Value::Object(Map::new()),

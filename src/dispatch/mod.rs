@@ -7,6 +7,7 @@
 //! parameters, each checked against the catalog. Every problem is collected
 //! before answering.
 
+mod checks;
 mod envelope;
 mod error;
 pub mod help;
@@ -80,5 +81,15 @@ pub fn decode(
             action,
             problems,
         })?;
+    if let Some(check) = action.check {
+        let problems = checks::run(check, &args);
+        if !problems.is_empty() {
+            return Err(DecodeError::Params {
+                tool,
+                action,
+                problems,
+            });
+        }
+    }
     Ok(ValidatedCall { tool, action, args })
 }

@@ -8,7 +8,7 @@ use serde_json::{Map, Number, Value};
 
 use super::error::ParamProblem;
 use super::{Arg, suggest};
-use crate::catalog::{ActionSpec, Location, ParamSpec, ParamType};
+use crate::catalog::{ActionSpec, ArrayStyle, Location, ParamSpec, ParamType};
 
 pub fn validate(
     action: &'static ActionSpec,
@@ -32,10 +32,15 @@ pub fn validate(
             continue;
         }
         let spec = &action.params[index];
-        match coerce(spec, value) {
-            Ok(value) => match check_value(spec, &value) {
-                Some(problem) => problems.push(problem),
-                None => slots[index] = Some(value),
+        let checked = coerce(spec, value).and_then(|value| match check_value(spec, &value) {
+            Some(problem) => Err(problem),
+            None => Ok(value),
+        });
+        match checked {
+            Ok(value) if spec.fields.is_empty() => slots[index] = Some(value),
+            Ok(value) => match check_items(spec, value) {
+                Ok(value) => slots[index] = Some(value),
+                Err(item_problems) => problems.extend(item_problems),
             },
             Err(problem) => problems.push(problem),
         }
@@ -165,11 +170,18 @@ fn check_value(spec: &'static ParamSpec, value: &Value) -> Option<ParamProblem> 
     }
     if spec.location == Location::Path {
         let text = scalar_text(value);
-        let reason = match text.as_str() {
+        // A `segments` value becomes one segment per `/`-separated part, so
+        // each part obeys the rule a whole value obeys otherwise.
+        let parts: Vec<&str> = match spec.style {
+            ArrayStyle::Segments => text.split('/').collect(),
+            _ => vec![text.as_str()],
+        };
+        let reason = parts.iter().find_map(|part| match *part {
+            "" if parts.len() > 1 => Some("it has an empty path segment"),
             "" => Some("it is empty"),
             "." | ".." => Some("`.` and `..` are not names GitLab can have here"),
             _ => None,
-        };
+        });
         if let Some(reason) = reason {
             return Some(ParamProblem::BadPathValue {
                 name: spec.name,
@@ -179,6 +191,104 @@ fn check_value(spec: &'static ParamSpec, value: &Value) -> Option<ParamProblem> 
         }
     }
     None
+}
+
+/// Each object of an array parameter against the catalog's `fields`: every
+/// problem, named with its index (`actions[1].file_path`).
+fn check_items(spec: &'static ParamSpec, value: Value) -> Result<Value, Vec<ParamProblem>> {
+    let Value::Array(items) = value else {
+        return Ok(value);
+    };
+    let mut problems = Vec::new();
+    let mut out = Vec::with_capacity(items.len());
+    for (index, item) in items.into_iter().enumerate() {
+        let Value::Object(map) = item else {
+            problems.push(ParamProblem::Item {
+                param: spec.name,
+                message: format!("`{}[{index}]` must be an object", spec.name),
+            });
+            continue;
+        };
+        let mut checked = Map::new();
+        for (key, field_value) in map {
+            let at = format!("{}[{index}].{key}", spec.name);
+            let Some(field) = spec.fields.iter().find(|f| f.name == key) else {
+                let suggestion = suggest::closest(
+                    &suggest::snake_case(&key),
+                    spec.fields.iter().map(|f| f.name),
+                );
+                let accepted: Vec<&str> = spec.fields.iter().map(|f| f.name).collect();
+                let message = match suggestion {
+                    Some(s) => format!(
+                        "`{at}` is not a field of `{}`; did you mean `{s}`?",
+                        spec.name
+                    ),
+                    None => format!(
+                        "`{at}` is not a field of `{}` (fields: {})",
+                        spec.name,
+                        accepted.join(", ")
+                    ),
+                };
+                problems.push(ParamProblem::Item {
+                    param: spec.name,
+                    message,
+                });
+                continue;
+            };
+            if field_value.is_null() {
+                continue;
+            }
+            match coerce_scalar(field.ty, field_value) {
+                Ok(v) => {
+                    let text = scalar_text(&v);
+                    if !field.allowed.is_empty() && !field.allowed.contains(&text.as_str()) {
+                        let mut message = format!(
+                            "`{at}` must be one of {}; got \"{text}\"",
+                            field.allowed.join(", ")
+                        );
+                        if let Some(c) = closest_allowed(&text, field.allowed) {
+                            message.push_str(&format!(" (did you mean `{c}`?)"));
+                        }
+                        problems.push(ParamProblem::Item {
+                            param: spec.name,
+                            message,
+                        });
+                    } else {
+                        checked.insert(key, v);
+                    }
+                }
+                Err(got) => problems.push(ParamProblem::Item {
+                    param: spec.name,
+                    message: format!(
+                        "`{at}` must be a {}; got {}",
+                        field.ty.as_str(),
+                        describe(&got)
+                    ),
+                }),
+            }
+        }
+        for field in spec.fields.iter().filter(|f| f.required) {
+            if !checked.contains_key(field.name)
+                && !problems
+                    .iter()
+                    .any(|p| p.mentions(&format!("{}[{index}].{}", spec.name, field.name)))
+            {
+                problems.push(ParamProblem::Item {
+                    param: spec.name,
+                    message: format!(
+                        "`{}[{index}].{}` is missing (required)",
+                        spec.name, field.name
+                    ),
+                });
+            }
+        }
+        out.push(Value::Object(checked));
+    }
+    if problems.is_empty() {
+        Ok(Value::Array(out))
+    } else {
+        Err(problems)
+    }
 }
 
 fn closest_allowed(given: &str, allowed: &'static [&'static str]) -> Option<&'static str> {

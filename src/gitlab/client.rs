@@ -10,7 +10,7 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use super::error::{GitLabError, NetworkKind, StatusError};
-use super::request::HttpRequest;
+use super::request::{Body, HttpRequest};
 use super::response::{Pagination, Response};
 use crate::catalog::Method;
 use crate::config::{AuthScheme, Config, ConfigError};
@@ -98,8 +98,18 @@ impl Client {
             Method::Delete => reqwest::Method::DELETE,
         };
         let mut builder = self.http.request(method, parsed);
-        if let Some(body) = &request.body {
-            builder = builder.json(body);
+        match &request.body {
+            None => {}
+            Some(Body::Json(body)) => builder = builder.json(body),
+            Some(Body::File {
+                field,
+                file_name,
+                bytes,
+            }) => {
+                let part =
+                    reqwest::multipart::Part::bytes(bytes.clone()).file_name(file_name.clone());
+                builder = builder.multipart(reqwest::multipart::Form::new().part(*field, part));
+            }
         }
         let answer = builder.send().await.map_err(|e| self.network_error(&e))?;
 

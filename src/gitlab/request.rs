@@ -19,7 +19,18 @@ pub struct HttpRequest {
     pub path: String,
     /// Already encoded `key=value` pairs joined with `&`, or empty.
     pub query: String,
-    pub body: Option<Value>,
+    pub body: Option<Body>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    Json(Value),
+    /// A `multipart/form-data` body with one file field.
+    File {
+        field: &'static str,
+        file_name: String,
+        bytes: Vec<u8>,
+    },
 }
 
 impl HttpRequest {
@@ -44,10 +55,22 @@ pub fn plan(call: &ValidatedCall) -> Option<HttpRequest> {
         match part {
             PathPart::Literal(text) => path.push_str(text),
             PathPart::Param(index) => {
-                let name = call.action.params[*index].name;
+                let spec = &call.action.params[*index];
                 // Validation guarantees required path parameters are present.
-                let value = call.arg(name).expect("path parameter validated as present");
-                encode_into(&mut path, &scalar(value));
+                let value = call
+                    .arg(spec.name)
+                    .expect("path parameter validated as present");
+                let text = scalar(value);
+                if spec.style == ArrayStyle::Segments {
+                    for (i, segment) in text.split('/').enumerate() {
+                        if i > 0 {
+                            path.push('/');
+                        }
+                        encode_into(&mut path, segment);
+                    }
+                } else {
+                    encode_into(&mut path, &text);
+                }
             }
         }
     }
@@ -83,8 +106,58 @@ pub fn plan(call: &ValidatedCall) -> Option<HttpRequest> {
         method,
         path,
         query,
-        body: body.map(Value::Object),
+        body: body.map(|b| Body::Json(Value::Object(b))),
     })
+}
+
+/// The request of the `upload` handler: `POST /projects/:id/uploads` with
+/// the file as `multipart/form-data` (GitLab's project uploads API). The
+/// content comes as text or base64; bad base64 is refused before sending.
+pub fn plan_upload(call: &ValidatedCall) -> Result<HttpRequest, String> {
+    let text = |name: &str| call.arg(name).map(scalar).unwrap_or_default();
+    let content = text("content");
+    let bytes = match call.arg("encoding").and_then(Value::as_str) {
+        Some("base64") => decode_base64(&content).ok_or_else(|| {
+            "`content` is not valid base64 (with `encoding: base64`); send text with `encoding: text`".to_string()
+        })?,
+        _ => content.into_bytes(),
+    };
+    Ok(HttpRequest {
+        method: Method::Post,
+        path: format!("/projects/{}/uploads", encode(&text("project_id"))),
+        query: String::new(),
+        body: Some(Body::File {
+            field: "file",
+            file_name: text("file_name"),
+            bytes,
+        }),
+    })
+}
+
+/// Standard base64, padding optional, whitespace ignored.
+pub fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut buffer = 0u32;
+    let mut bits = 0;
+    for c in text.bytes().filter(|b| !b.is_ascii_whitespace()) {
+        let value = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' => break,
+            _ => return None,
+        };
+        buffer = (buffer << 6) | u32::from(value);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buffer >> bits) as u8);
+            buffer &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
 }
 
 fn push_query(query: &mut String, key: &str, value: &Value, style: ArrayStyle) {
@@ -158,6 +231,13 @@ pub fn encode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::encode;
+
+    #[test]
+    fn base64_decodes_with_and_without_padding() {
+        assert_eq!(super::decode_base64("aGVsbG8=").unwrap(), b"hello");
+        assert_eq!(super::decode_base64("aGVsbG8").unwrap(), b"hello");
+        assert!(super::decode_base64("not base64!").is_none());
+    }
 
     #[test]
     fn segments_cannot_escape() {

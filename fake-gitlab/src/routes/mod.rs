@@ -1,6 +1,9 @@
 //! The endpoints, by resource, and what they share: the request context,
 //! visibility and permission checks as GitLab applies them.
 
+mod ci;
+mod content;
+mod groups_users;
 mod issues;
 mod merge_requests;
 mod pipelines;
@@ -27,6 +30,9 @@ pub fn routes() -> Router<App> {
         .merge(merge_requests::routes())
         .merge(pipelines::routes())
         .merge(repository::routes())
+        .merge(ci::routes())
+        .merge(content::routes())
+        .merge(groups_users::routes())
 }
 
 /// What a handler needs from the request besides its path parameters.

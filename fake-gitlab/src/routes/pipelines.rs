@@ -258,6 +258,7 @@ async fn job_retry(
         created_at: now,
         manual: false,
         log: JobLog::Text(String::new()),
+        artifacts: Default::default(),
     };
     project.jobs.push(job);
     let project = &db.projects[p];
