@@ -331,7 +331,8 @@ fn emit_action(out: &mut String, a: &Action, file: &Path) {
         _ => unreachable!(),
     };
     let returns = match a.returns.as_str() {
-        "text" => "Returns::Text".to_string(),
+        "text" => "Returns::Text(TextStart::Head)".to_string(),
+        "log" => "Returns::Text(TextStart::Tail)".to_string(),
         "nothing" => "Returns::Nothing".to_string(),
         r if r.ends_with("[]") => format!("Returns::List({:?})", &r[..r.len() - 2]),
         r => format!("Returns::One({r:?})"),

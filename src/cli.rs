@@ -54,6 +54,12 @@ pub struct GitLabArgs {
     /// Seconds allowed for one whole GitLab request.
     #[arg(long, env = "GITLAB_TIMEOUT", default_value_t = 30, global = true)]
     pub timeout: u64,
+    /// The most bytes of text one answer carries; longer answers are cut and say how to get the rest.
+    #[arg(long, env = "GITLAB_MCP_MAX_RESPONSE_BYTES", default_value_t = crate::render::DEFAULT_MAX_BYTES, global = true)]
+    pub max_response_bytes: usize,
+    /// Also send results as structuredContent (doubles the payload; lists are wrapped in an object).
+    #[arg(long, env = "GITLAB_MCP_STRUCTURED_CONTENT", global = true)]
+    pub structured_content: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -94,6 +100,10 @@ impl GitLabArgs {
             auth: self.auth,
             connect_timeout: Duration::from_secs(self.connect_timeout),
             request_timeout: Duration::from_secs(self.timeout),
+            render: crate::render::Options {
+                max_bytes: self.max_response_bytes.max(1024),
+                structured: self.structured_content,
+            },
         })
     }
 }

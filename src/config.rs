@@ -41,6 +41,8 @@ pub struct Config {
     pub auth: AuthScheme,
     pub connect_timeout: Duration,
     pub request_timeout: Duration,
+    /// Size cap and structured content of answers.
+    pub render: crate::render::Options,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]

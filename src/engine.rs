@@ -16,6 +16,8 @@ use crate::render;
 pub struct ToolOutput {
     pub text: String,
     pub is_error: bool,
+    /// The result as JSON, when structured content is on.
+    pub structured: Option<Value>,
 }
 
 impl ToolOutput {
@@ -23,6 +25,7 @@ impl ToolOutput {
         ToolOutput {
             text,
             is_error: false,
+            structured: None,
         }
     }
 
@@ -30,6 +33,7 @@ impl ToolOutput {
         ToolOutput {
             text,
             is_error: true,
+            structured: None,
         }
     }
 }
@@ -46,6 +50,7 @@ pub struct UnknownTool {
 pub struct Engine {
     client: Client,
     tools: &'static [ToolSpec],
+    render: render::Options,
 }
 
 impl Engine {
@@ -53,6 +58,7 @@ impl Engine {
         Ok(Engine {
             client: Client::new(config)?,
             tools: catalog::tools(),
+            render: config.render,
         })
     }
 
@@ -106,7 +112,14 @@ impl Engine {
         };
         tracing::debug!(tool = tool.name, action = call.action.name, method = request.method.as_str(), path = %request.path, "request");
         match self.client.send(&request).await {
-            Ok(response) => Ok(ToolOutput::ok(render::success(&call, &response))),
+            Ok(response) => {
+                let rendered = render::success(&call, &response, self.render);
+                Ok(ToolOutput {
+                    text: rendered.text,
+                    is_error: rendered.is_error,
+                    structured: rendered.structured,
+                })
+            }
             Err(error) => {
                 tracing::info!(tool = tool.name, action = call.action.name, %error, "GitLab call failed");
                 let ctx = render::Context {

@@ -6,13 +6,12 @@ mod common;
 use common::{Harness, Lifecycle};
 use serde_json::{Value, json};
 
+/// A list answer is one JSON object per line, then the pagination line.
 fn items(text: &str) -> Vec<Value> {
-    let json_part = text.lines().next().unwrap();
-    serde_json::from_str::<Value>(json_part)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
+    text.lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .collect()
 }
 
 #[tokio::test]

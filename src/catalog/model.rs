@@ -119,10 +119,19 @@ pub enum Returns {
     One(&'static str),
     /// A paginated JSON array of resources of this kind.
     List(&'static str),
-    /// Plain text (a job log, a raw file).
-    Text,
+    /// Plain text: a raw file (shown from its start) or a log (shown from
+    /// its end) when it is longer than a response may be.
+    Text(TextStart),
     /// No body (204) or a body not worth showing.
     Nothing,
+}
+
+/// Which end of a long text is shown by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextStart {
+    Head,
+    /// Logs: the end is where the failure is.
+    Tail,
 }
 
 /// One parameter of an action.

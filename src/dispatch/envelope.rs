@@ -12,8 +12,8 @@ use super::error::{DecodeError, EnvelopeProblem};
 use super::suggest;
 use crate::catalog::ToolSpec;
 
-/// The keys an envelope may have.
-pub const ENVELOPE_KEYS: &[&str] = &["action", "params"];
+/// The keys an envelope may have: the call, then how to show its answer.
+pub const ENVELOPE_KEYS: &[&str] = &["action", "params", "fields", "raw", "lines", "file"];
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -21,6 +21,18 @@ pub struct Envelope {
     pub action: String,
     #[serde(default, deserialize_with = "object_or_json_text")]
     pub params: Map<String, Value>,
+    /// Keep only these fields of each object: a list, or comma-separated.
+    #[serde(default, deserialize_with = "list_or_csv")]
+    pub fields: Option<Vec<String>>,
+    /// GitLab's JSON as it came.
+    #[serde(default)]
+    pub raw: bool,
+    /// A window over a text answer: "100-200", "100-" or "-50".
+    #[serde(default)]
+    pub lines: Option<String>,
+    /// One file's diff out of a diff answer.
+    #[serde(default)]
+    pub file: Option<String>,
 }
 
 /// Names agents give the `params` object.
@@ -34,7 +46,6 @@ const PARAMS_ALIASES: &[&str] = &[
     "inputs",
     "options",
     "data",
-    "fields",
     "payload",
     "body",
     "kwargs",
@@ -130,6 +141,37 @@ fn misplaced_keys(tool: &'static ToolSpec, arguments: &Map<String, Value>) -> Ve
 
 fn is_like(snake: &str, target: &str, aliases: &[&str]) -> bool {
     aliases.contains(&snake) || (snake != target && strsim::damerau_levenshtein(snake, target) <= 2)
+}
+
+/// `["a", "b"]` or `"a,b"`.
+fn list_or_csv<'de, D>(deserializer: D) -> Result<Option<Vec<String>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    use serde::de::Error;
+    match Value::deserialize(deserializer)? {
+        Value::Null => Ok(None),
+        Value::String(text) => Ok(Some(
+            text.split(',')
+                .map(|f| f.trim().to_string())
+                .filter(|f| !f.is_empty())
+                .collect(),
+        )),
+        Value::Array(items) => items
+            .into_iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s),
+                other => Err(D::Error::custom(format!(
+                    "expected field names, found {other}"
+                ))),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        other => Err(D::Error::custom(format!(
+            "expected a list of field names such as [\"iid\", \"title\"], found {}",
+            super::params::json_kind(&other)
+        ))),
+    }
 }
 
 /// `params` as an object, or as JSON text holding an object: some clients

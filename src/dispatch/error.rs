@@ -35,11 +35,27 @@ pub enum DecodeError {
 #[derive(Debug, Clone, PartialEq)]
 pub enum EnvelopeProblem {
     MissingAction,
-    MisspelledAction { key: String },
-    MisspelledParams { key: String },
-    ParamOutsideParams { key: String, param: &'static str },
-    UnknownKey { key: String },
-    Malformed { path: String, message: String },
+    MisspelledAction {
+        key: String,
+    },
+    MisspelledParams {
+        key: String,
+    },
+    ParamOutsideParams {
+        key: String,
+        param: &'static str,
+    },
+    UnknownKey {
+        key: String,
+    },
+    Malformed {
+        path: String,
+        message: String,
+    },
+    /// A view key that does not fit this action.
+    View {
+        message: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -115,8 +131,10 @@ impl fmt::Display for EnvelopeProblem {
             ),
             EnvelopeProblem::UnknownKey { key } => write!(
                 f,
-                "`{key}` is not an envelope key (accepted: action, params)"
+                "`{key}` is not an envelope key (accepted: {})",
+                super::ENVELOPE_KEYS.join(", ")
             ),
+            EnvelopeProblem::View { message } => f.write_str(message),
             EnvelopeProblem::Malformed { path, message } if path.is_empty() || path == "." => {
                 write!(f, "{message}")
             }

@@ -132,8 +132,8 @@ fn example_value(p: &ParamSpec) -> Value {
     }
     let text = |s: &str| Value::String(s.into());
     match (p.ty, p.name) {
-        (_, "project_id") => text("group/project"),
-        (_, "group_id") => text("group"),
+        (ParamType::String, "project_id") => text("group/project"),
+        (ParamType::String, "group_id") => text("group"),
         (ParamType::String, "branch" | "ref" | "ref_name" | "source_branch" | "start_branch") => {
             text("main")
         }

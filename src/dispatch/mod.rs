@@ -13,6 +13,7 @@ mod error;
 pub mod help;
 mod params;
 pub mod suggest;
+pub mod view;
 
 use serde_json::{Map, Value};
 
@@ -20,6 +21,7 @@ use crate::catalog::{ActionSpec, ParamSpec, ToolSpec};
 
 pub use envelope::{ENVELOPE_KEYS, Envelope};
 pub use error::{DecodeError, EnvelopeProblem, ParamProblem};
+pub use view::{LineRange, View};
 
 /// A call that passed every check and can be turned into a request.
 #[derive(Debug)]
@@ -29,6 +31,8 @@ pub struct ValidatedCall {
     /// The given parameters, in the action's declared order, with the
     /// unambiguous coercions applied (`"42"` → `42`, `"a,b"` → `["a","b"]`).
     pub args: Vec<Arg>,
+    /// How to show the answer.
+    pub view: View,
 }
 
 #[derive(Debug)]
@@ -53,7 +57,7 @@ pub fn decode(
     all: &'static [ToolSpec],
     arguments: Map<String, Value>,
 ) -> Result<ValidatedCall, DecodeError> {
-    let envelope = envelope::decode(tool, arguments)?;
+    let mut envelope = envelope::decode(tool, arguments)?;
     let action = match tool.action(&envelope.action) {
         Some(action) => action,
         None => {
@@ -75,6 +79,7 @@ pub fn decode(
             });
         }
     };
+    let view = take_view(tool, action, &mut envelope)?;
     let args =
         params::validate(action, envelope.params).map_err(|problems| DecodeError::Params {
             tool,
@@ -91,5 +96,47 @@ pub fn decode(
             });
         }
     }
-    Ok(ValidatedCall { tool, action, args })
+    Ok(ValidatedCall {
+        tool,
+        action,
+        args,
+        view,
+    })
+}
+
+/// The envelope's view keys, checked against what the action answers.
+fn take_view(
+    tool: &'static ToolSpec,
+    action: &'static ActionSpec,
+    envelope: &mut Envelope,
+) -> Result<View, DecodeError> {
+    let mut problems = Vec::new();
+    let lines = match envelope.lines.take().map(|l| LineRange::parse(&l)) {
+        Some(Ok(range)) => Some(range),
+        Some(Err(message)) => {
+            problems.push(EnvelopeProblem::View { message });
+            None
+        }
+        None => None,
+    };
+    let view = View {
+        fields: envelope.fields.take(),
+        raw: envelope.raw,
+        lines,
+        file: envelope.file.take(),
+    };
+    problems.extend(
+        view::check(&view, action)
+            .into_iter()
+            .map(|(_, message)| EnvelopeProblem::View { message }),
+    );
+    if problems.is_empty() {
+        Ok(view)
+    } else {
+        Err(DecodeError::Envelope {
+            tool,
+            action: Some(action),
+            problems,
+        })
+    }
 }

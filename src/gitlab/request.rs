@@ -115,6 +115,12 @@ pub fn plan(call: &ValidatedCall) -> Option<HttpRequest> {
 /// content comes as text or base64; bad base64 is refused before sending.
 pub fn plan_upload(call: &ValidatedCall) -> Result<HttpRequest, String> {
     let text = |name: &str| call.arg(name).map(scalar).unwrap_or_default();
+    let project = text("project_id");
+    // The project is a body parameter of this handler, so the dispatcher's
+    // path-segment rule did not see it: apply it here.
+    if matches!(project.as_str(), "" | "." | "..") {
+        return Err(format!("`project_id` cannot be \"{project}\""));
+    }
     let content = text("content");
     let bytes = match call.arg("encoding").and_then(Value::as_str) {
         Some("base64") => decode_base64(&content).ok_or_else(|| {
@@ -124,7 +130,7 @@ pub fn plan_upload(call: &ValidatedCall) -> Result<HttpRequest, String> {
     };
     Ok(HttpRequest {
         method: Method::Post,
-        path: format!("/projects/{}/uploads", encode(&text("project_id"))),
+        path: format!("/projects/{}/uploads", encode(&project)),
         query: String::new(),
         body: Some(Body::File {
             field: "file",

@@ -70,11 +70,12 @@ impl ServerHandler for GitLabServer {
         match outcome {
             Ok(output) => {
                 let content = vec![ContentBlock::text(output.text)];
-                let result = if output.is_error {
+                let mut result = if output.is_error {
                     CallToolResult::error(content)
                 } else {
                     CallToolResult::success(content)
                 };
+                result.structured_content = output.structured;
                 Ok(result.into())
             }
             Err(unknown) => Err(ErrorData::invalid_params(unknown.to_string(), None)),

@@ -11,20 +11,44 @@ use std::sync::Arc;
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
-use crate::catalog::ToolSpec;
+use crate::catalog::{Returns, ToolSpec};
+use crate::dispatch::view;
 
 pub fn tool(spec: &ToolSpec) -> Tool {
+    let has_text = spec
+        .actions
+        .iter()
+        .any(|a| matches!(a.returns, Returns::Text(_)));
+    let has_diffs = spec.actions.iter().any(view::shows_diffs);
+    let mut view_keys = vec![r#""fields": ["iid","title"] or "raw": true (JSON answers)"#];
+    if has_text {
+        view_keys.push(r#""lines": "1-200" or "-100" (text answers)"#);
+    }
+    if has_diffs {
+        view_keys.push(r#""file": "<path>" (one file's diff)"#);
+    }
     let description = format!(
-        "{}\n{}\nParameters of an action: {{\"action\": \"help\", \"params\": {{\"action\": \"<action>\"}}}}. Invalid calls are refused with the fix; nothing is sent to GitLab.",
-        spec.summary, spec.example
+        "{}\n{}\nAn action's parameters: {{\"action\": \"help\", \"params\": {{\"action\": \"<action>\"}}}}. Optional beside action: {}.",
+        spec.summary,
+        spec.example,
+        view_keys.join("; ")
     );
     let actions: Vec<&str> = spec.actions.iter().map(|a| a.name).collect();
+    let mut properties = json!({
+        "action": {"type": "string", "enum": actions},
+        "params": {"type": "object"},
+        "fields": {"type": "array", "items": {"type": "string"}},
+        "raw": {"type": "boolean"},
+    });
+    if has_text {
+        properties["lines"] = json!({"type": "string"});
+    }
+    if has_diffs {
+        properties["file"] = json!({"type": "string"});
+    }
     let schema = json!({
         "type": "object",
-        "properties": {
-            "action": {"type": "string", "enum": actions},
-            "params": {"type": "object", "description": "The action's parameters."},
-        },
+        "properties": properties,
         "required": ["action"],
         "additionalProperties": false,
     });

@@ -39,7 +39,7 @@ fn is_get(call: &ValidatedCall) -> bool {
             method: Method::Get,
             ..
         }
-    ) && matches!(call.action.returns, Returns::One(_) | Returns::Text)
+    ) && matches!(call.action.returns, Returns::One(_) | Returns::Text(_))
 }
 
 fn not_found(call: &ValidatedCall, status: &StatusError) -> String {

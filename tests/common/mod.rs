@@ -85,16 +85,20 @@ impl Harness {
         Harness { fake, client }
     }
 
-    /// Call a tool with JSON arguments (an object).
-    pub async fn call(&self, tool: &str, arguments: Value) -> Outcome {
+    /// The whole `CallToolResult` of a call.
+    pub async fn call_result(&self, tool: &str, arguments: Value) -> rmcp::model::CallToolResult {
         let Value::Object(map) = arguments else {
             panic!("arguments must be an object")
         };
-        let result = self
-            .client
+        self.client
             .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map))
             .await
-            .expect("tools/call answers");
+            .expect("tools/call answers")
+    }
+
+    /// Call a tool with JSON arguments (an object).
+    pub async fn call(&self, tool: &str, arguments: Value) -> Outcome {
+        let result = self.call_result(tool, arguments).await;
         let text = result
             .content
             .iter()

@@ -1,0 +1,101 @@
+//! Diffs as text, file by file: a header with the change and its size,
+//! then the unified diff. Within the cap; the files left out are listed
+//! with how to fetch one (`file`).
+
+use serde_json::Value;
+
+/// One line per file: `src/main.rs (modified, +2 -1)`.
+fn header(d: &Value) -> String {
+    let new = d["new_path"].as_str().unwrap_or_default();
+    let old = d["old_path"].as_str().unwrap_or(new);
+    let change = if d["new_file"] == true {
+        "added"
+    } else if d["deleted_file"] == true {
+        "deleted"
+    } else if d["renamed_file"] == true {
+        "renamed"
+    } else {
+        "modified"
+    };
+    let text = d["diff"].as_str().unwrap_or_default();
+    let added = text
+        .lines()
+        .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+        .count();
+    let removed = text
+        .lines()
+        .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+        .count();
+    let name = if change == "renamed" && old != new {
+        format!("{old} → {new}")
+    } else {
+        new.to_string()
+    };
+    format!("{name} ({change}, +{added} -{removed})")
+}
+
+fn matches(d: &Value, file: &str) -> bool {
+    d["new_path"].as_str() == Some(file) || d["old_path"].as_str() == Some(file)
+}
+
+/// The diffs within `cap`, or only `file`'s; `Err` when `file` is not there.
+pub fn render(diffs: &[Value], file: Option<&str>, cap: usize) -> Result<String, String> {
+    let chosen: Vec<&Value> = match file {
+        Some(f) => diffs.iter().filter(|d| matches(d, f)).collect(),
+        None => diffs.iter().collect(),
+    };
+    if let Some(f) = file
+        && chosen.is_empty()
+    {
+        let names: Vec<String> = diffs.iter().map(header).collect();
+        return Err(format!(
+            "no diff for `{f}` on this page; files here: {}",
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join("; ")
+            }
+        ));
+    }
+    let mut out = String::new();
+    let mut left_out: Vec<String> = Vec::new();
+    for d in chosen {
+        let head = header(d);
+        let body = d["diff"].as_str().unwrap_or_default();
+        let block = format!("=== {head}\n{body}");
+        if !left_out.is_empty() || out.len() + block.len() + 1 > cap {
+            if out.is_empty() {
+                // A single diff over the cap: show its start.
+                let mut end = cap.saturating_sub(300).min(block.len());
+                while !block.is_char_boundary(end) {
+                    end -= 1;
+                }
+                out.push_str(&block[..end]);
+                out.push_str(&format!(
+                    "\n[cut: this diff is {} bytes, over the {} KB response cap]\n",
+                    block.len(),
+                    cap / 1024
+                ));
+            } else {
+                left_out.push(head);
+            }
+            continue;
+        }
+        out.push_str(&block);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    if !left_out.is_empty() {
+        out.push_str(&format!(
+            "[cut at the {} KB response cap: {} more files not shown: {}. One file: \"file\": \"<path>\" beside action]\n",
+            cap / 1024,
+            left_out.len(),
+            left_out.join("; ")
+        ));
+    }
+    if out.ends_with('\n') {
+        out.pop();
+    }
+    Ok(out)
+}
