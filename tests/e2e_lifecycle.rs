@@ -89,9 +89,9 @@ async fn annotations_are_honest_for_every_tool() {
             .unwrap()
     };
     // Reads only: read-only, not destructive.
-    let project = get("gitlab_project");
-    assert_eq!(project.read_only_hint, Some(true));
-    assert_eq!(project.destructive_hint, Some(false));
+    let search = get("gitlab_search");
+    assert_eq!(search.read_only_hint, Some(true));
+    assert_eq!(search.destructive_hint, Some(false));
     // Issues can be deleted: writes, destructive.
     let issue = get("gitlab_issue");
     assert_eq!(issue.read_only_hint, Some(false));

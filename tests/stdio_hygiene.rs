@@ -17,6 +17,20 @@ async fn run_raw(fake: &FakeGitLab, env: &[(&str, &str)], lines: &[&str]) -> (St
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn server");
+    // Drain both pipes while writing: at trace level the logs alone fill a
+    // pipe buffer, and a blocked writer would never exit.
+    let mut out_pipe = child.stdout.take().unwrap();
+    let mut err_pipe = child.stderr.take().unwrap();
+    let out_task = tokio::spawn(async move {
+        let mut text = String::new();
+        out_pipe.read_to_string(&mut text).await.unwrap();
+        text
+    });
+    let err_task = tokio::spawn(async move {
+        let mut text = String::new();
+        err_pipe.read_to_string(&mut text).await.unwrap();
+        text
+    });
     let mut stdin = child.stdin.take().unwrap();
     for line in lines {
         stdin.write_all(line.as_bytes()).await.unwrap();
@@ -25,26 +39,12 @@ async fn run_raw(fake: &FakeGitLab, env: &[(&str, &str)], lines: &[&str]) -> (St
         tokio::time::sleep(Duration::from_millis(150)).await;
     }
     drop(stdin);
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut stdout)
-        .await
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .await
-        .unwrap();
-    tokio::time::timeout(Duration::from_secs(5), child.wait())
+    tokio::time::timeout(Duration::from_secs(10), child.wait())
         .await
         .expect("server exits when stdin closes")
         .unwrap();
+    let stdout = out_task.await.unwrap();
+    let stderr = err_task.await.unwrap();
     (stdout, stderr)
 }
 

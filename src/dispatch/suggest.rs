@@ -279,14 +279,15 @@ pub fn match_action(given: &str, tool: &'static ToolSpec) -> Option<&'static str
         // Only the tool's noun was given: `list_issues` or `issues`.
         candidates.push(if plural { "list".into() } else { "get".into() });
     } else {
-        candidates.push(rest.join("_"));
-        let mut reversed = rest.clone();
-        reversed.reverse();
-        candidates.push(reversed.join("_"));
+        // `get_comments` asks for a list of comments, before `note_get`.
         if plural && rest.len() == 2 && rest.contains(&"get") {
             let noun = rest.iter().find(|w| **w != "get").unwrap();
             candidates.push(format!("{noun}_list"));
         }
+        candidates.push(rest.join("_"));
+        let mut reversed = rest.clone();
+        reversed.reverse();
+        candidates.push(reversed.join("_"));
         // `get_job_log` is `job_log`: a leading verb on a noun-named action.
         let without_get: Vec<&str> = rest.iter().copied().filter(|w| *w != "get").collect();
         if !without_get.is_empty() && without_get.len() < rest.len() {
