@@ -213,11 +213,8 @@ fn check_items(spec: &'static ParamSpec, value: Value) -> Result<Value, Vec<Para
         for (key, field_value) in map {
             let at = format!("{}[{index}].{key}", spec.name);
             let Some(field) = spec.fields.iter().find(|f| f.name == key) else {
-                let suggestion = suggest::closest(
-                    &suggest::snake_case(&key),
-                    spec.fields.iter().map(|f| f.name),
-                );
-                let accepted: Vec<&str> = spec.fields.iter().map(|f| f.name).collect();
+                let accepted: Vec<&'static str> = spec.fields.iter().map(|f| f.name).collect();
+                let suggestion = suggest::suggest_among(&key, &accepted);
                 let message = match suggestion {
                     Some(s) => format!(
                         "`{at}` is not a field of `{}`; did you mean `{s}`?",

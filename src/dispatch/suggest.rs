@@ -142,28 +142,34 @@ const PARAM_SYNONYMS: &[(&str, &[&str])] = &[
 
 /// The accepted parameter `key` probably meant, if any.
 pub fn suggest_param(key: &str, action: &ActionSpec) -> Option<&'static str> {
+    let names: Vec<&'static str> = action.params.iter().map(|p| p.name).collect();
+    suggest_among(key, &names)
+}
+
+/// The name among `names` that `key` probably meant: the same name in
+/// snake_case, a synonym agents use, one word of a longer name (`ref` for
+/// `ref_name`), or a close spelling.
+pub fn suggest_among(key: &str, names: &[&'static str]) -> Option<&'static str> {
     let snake = snake_case(key);
-    if let Some(p) = action.param(&snake) {
-        return Some(p.name);
+    let find = |name: &str| names.iter().copied().find(|n| *n == name);
+    if let Some(n) = find(&snake) {
+        return Some(n);
     }
     if let Some((_, candidates)) = PARAM_SYNONYMS.iter().find(|(k, _)| *k == snake)
-        && let Some(p) = candidates.iter().find_map(|c| action.param(c))
+        && let Some(n) = candidates.iter().find_map(|c| find(c))
     {
-        return Some(p.name);
+        return Some(n);
     }
-    // `ref` for `ref_name`, `iid` for `issue_iid`: one word of a longer name.
-    let part_of = action.params.iter().find(|p| {
-        p.name
-            .strip_suffix(snake.as_str())
+    let part_of = names.iter().copied().find(|n| {
+        n.strip_suffix(snake.as_str())
             .is_some_and(|rest| rest.ends_with('_'))
-            || p.name
-                .strip_prefix(snake.as_str())
+            || n.strip_prefix(snake.as_str())
                 .is_some_and(|rest| rest.starts_with('_'))
     });
-    if let Some(p) = part_of {
-        return Some(p.name);
+    if part_of.is_some() {
+        return part_of;
     }
-    closest(&snake, action.params.iter().map(|p| p.name))
+    closest(&snake, names.iter().copied())
 }
 
 /// The closest of `candidates` by edit distance, if close enough to be a
