@@ -165,14 +165,14 @@ fn parse<T: for<'de> Deserialize<'de>>(path: &Path) -> T {
 fn expand(a: &ActionDef, shared: &SharedFile, file: &Path) -> Action {
     let here = format!("{} action `{}`", file.display(), a.name);
     let (method, template) = match (&a.http, &a.handler) {
-        (Some(http), None) => {
+        (Some(http), _) => {
             let (m, p) = http
                 .split_once(' ')
                 .unwrap_or_else(|| panic!("{here}: `http` must be \"METHOD /path\""));
             (Some(m.to_string()), Some(p.to_string()))
         }
         (None, Some(_)) => (None, None),
-        _ => panic!("{here}: give exactly one of `http` and `handler`"),
+        (None, None) => panic!("{here}: give `http`, `handler`, or both"),
     };
 
     let mut params: Vec<NamedParamDef> = Vec::new();
@@ -306,8 +306,15 @@ fn emit_tool(out: &mut String, tool: &ToolFile, actions: &[Action], file: &Path)
 
 fn emit_action(out: &mut String, a: &Action, file: &Path) {
     let here = format!("{} action `{}`", file.display(), a.name);
+    let special = match (&a.method, a.handler.as_deref()) {
+        (Some(_), None) => "None",
+        (Some(_), Some("upload")) => "Some(Special::Upload)",
+        (Some(_), Some("artifact_list")) => "Some(Special::ArtifactList)",
+        (Some(_), Some(other)) => panic!("{here}: unknown handler `{other}` for a REST call"),
+        (None, _) => "None",
+    };
     let route = match (&a.method, &a.template, &a.handler) {
-        (Some(method), Some(template), None) => {
+        (Some(method), Some(template), _) => {
             let method = match method.as_str() {
                 "GET" => "Get",
                 "POST" => "Post",
@@ -323,10 +330,11 @@ fn emit_action(out: &mut String, a: &Action, file: &Path) {
         (None, None, Some(handler)) => {
             let variant = match handler.as_str() {
                 "help" => "Help",
-                "upload" => "Upload",
-                other => panic!("{here}: unknown handler `{other}`"),
+                other => panic!(
+                    "{here}: unknown local handler `{other}` (give `http` too for a REST call)"
+                ),
             };
-            format!("Route::Handler(Handler::{variant})")
+            format!("Route::Local(Local::{variant})")
         }
         _ => unreachable!(),
     };
@@ -356,7 +364,7 @@ fn emit_action(out: &mut String, a: &Action, file: &Path) {
     };
     write!(
         out,
-        "ActionSpec {{ name: {:?}, summary: {:?}, route: {route}, read_only: {}, destructive: {}, idempotent: {}, returns: {returns}, hints: &[{hints}], fixed: &[{fixed}], check: {check}, params: &[",
+        "ActionSpec {{ name: {:?}, summary: {:?}, route: {route}, read_only: {}, destructive: {}, idempotent: {}, returns: {returns}, hints: &[{hints}], fixed: &[{fixed}], check: {check}, special: {special}, params: &[",
         a.name, a.summary, a.read_only, a.destructive, a.idempotent
     )
     .unwrap();

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::catalog::{self, Handler, Route, ToolSpec};
+use crate::catalog::{self, ToolSpec};
 use crate::config::{Config, ConfigError};
 use crate::dispatch::{self, help};
 use crate::gitlab::{self, Client};
@@ -88,9 +88,16 @@ impl Engine {
                 return Ok(ToolOutput::error(error.to_string()));
             }
         };
-        let request = match call.action.route {
-            Route::Rest { .. } => gitlab::plan(&call).expect("REST actions have a request"),
-            Route::Handler(Handler::Help) => {
+        let request = match gitlab::plan(&call) {
+            Some(Ok(request)) => request,
+            Some(Err(problem)) => {
+                return Ok(ToolOutput::error(format!(
+                    "{} {}: {problem}",
+                    tool.name, call.action.name
+                )));
+            }
+            None => {
+                // The only local action: help.
                 let text = match call.arg("action").and_then(Value::as_str) {
                     Some(name) => help::action_help(
                         tool,
@@ -100,15 +107,6 @@ impl Engine {
                 };
                 return Ok(ToolOutput::ok(text));
             }
-            Route::Handler(Handler::Upload) => match gitlab::plan_upload(&call) {
-                Ok(request) => request,
-                Err(problem) => {
-                    return Ok(ToolOutput::error(format!(
-                        "{} {}: {problem}",
-                        tool.name, call.action.name
-                    )));
-                }
-            },
         };
         tracing::debug!(tool = tool.name, action = call.action.name, method = request.method.as_str(), path = %request.path, "request");
         match self.client.send(&request).await {

@@ -258,3 +258,30 @@ async fn an_upload_sends_the_file_as_multipart_from_text_or_base64() {
     assert!(h.requests().is_empty());
     h.stop().await;
 }
+
+#[tokio::test]
+async fn an_artifacts_archive_is_listed_from_its_zip() {
+    let h = Harness::start(Lifecycle::Initialize).await;
+    let text = h
+        .ok(
+            "gitlab_pipeline",
+            json!({"action": "job_artifact_list", "params": {"project_id": 1, "job_id": 101}}),
+        )
+        .await;
+    assert_eq!(
+        text,
+        "2 files, 65 bytes uncompressed:\ncoverage/summary.txt (29 bytes)\nreports/junit ü.xml (36 bytes)\n"
+    );
+    assert_eq!(
+        h.only_request().line(),
+        "GET /api/v4/projects/1/jobs/101/artifacts"
+    );
+    let text = h
+        .err(
+            "gitlab_pipeline",
+            json!({"action": "job_artifact_list", "params": {"project_id": 1, "job_id": 102}}),
+        )
+        .await;
+    assert!(text.contains("The job has no artifacts archive"), "{text}");
+    h.stop().await;
+}

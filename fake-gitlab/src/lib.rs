@@ -19,6 +19,7 @@ pub mod http;
 pub mod log;
 pub mod objects;
 mod routes;
+pub mod zip;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -34,6 +34,8 @@ pub struct ActionSpec {
     pub fixed: &'static [FixedParam],
     /// A rule across parameters the catalog cannot state, checked in Rust.
     pub check: Option<Check>,
+    /// Set when the request body or the answer needs Rust.
+    pub special: Option<Special>,
 }
 
 /// Rules across parameters, implemented in `dispatch/checks.rs`.
@@ -65,8 +67,8 @@ pub enum Route {
         /// (indexes into `ActionSpec::params`).
         parts: &'static [PathPart],
     },
-    /// Done in Rust, possibly with several requests or none.
-    Handler(Handler),
+    /// Answered by the server itself, without a request.
+    Local(Local),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,22 +96,21 @@ impl Method {
     }
 }
 
-/// Actions implemented in Rust rather than as one REST call.
+/// Actions the server answers itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handler {
-    /// Describe the tool's actions and their parameters; no request.
+pub enum Local {
+    /// Describe the tool's actions and their parameters.
     Help,
-    /// A Markdown upload of a file given as text or base64 (multipart).
-    Upload,
 }
 
-impl Handler {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Handler::Help => "help",
-            Handler::Upload => "upload",
-        }
-    }
+/// A REST call whose body or answer is not plain JSON, handled in Rust.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Special {
+    /// The body is a multipart file built from `file_name`, `content` and
+    /// `encoding` (text or base64).
+    Upload,
+    /// The answer is a zip archive; it is listed, not shown.
+    ArtifactList,
 }
 
 /// The shape of a successful answer.
@@ -240,14 +241,14 @@ impl ActionSpec {
     pub fn method(&self) -> Option<Method> {
         match self.route {
             Route::Rest { method, .. } => Some(method),
-            Route::Handler(_) => None,
+            Route::Local(_) => None,
         }
     }
 
     pub fn template(&self) -> Option<&'static str> {
         match self.route {
             Route::Rest { template, .. } => Some(template),
-            Route::Handler(_) => None,
+            Route::Local(_) => None,
         }
     }
 }

@@ -51,7 +51,7 @@ pub fn action_help(tool: &ToolSpec, action: &ActionSpec) -> String {
         } => {
             let _ = writeln!(out, "Request: {} {template} ({effect})", method.as_str());
         }
-        Route::Handler(_) => {
+        Route::Local(_) => {
             let _ = writeln!(out, "Handled by the server ({effect})");
         }
     }

@@ -9,5 +9,5 @@ pub mod response;
 
 pub use client::Client;
 pub use error::{GitLabError, NetworkKind, StatusError};
-pub use request::{Body, HttpRequest, plan, plan_upload};
+pub use request::{Body, HttpRequest, plan};
 pub use response::{Pagination, Response};

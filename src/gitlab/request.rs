@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::catalog::{ArrayStyle, Location, Method, PathPart, Route};
+use crate::catalog::{ArrayStyle, Location, Method, PathPart, Route, Special};
 use crate::dispatch::ValidatedCall;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -45,11 +45,20 @@ impl HttpRequest {
 }
 
 /// The request for a call routed to one REST endpoint; `None` for actions
-/// handled in Rust.
-pub fn plan(call: &ValidatedCall) -> Option<HttpRequest> {
+/// the server answers itself. `Err` when a special body cannot be built
+/// (bad base64): nothing is sent then.
+pub fn plan(call: &ValidatedCall) -> Option<Result<HttpRequest, String>> {
     let Route::Rest { method, parts, .. } = call.action.route else {
         return None;
     };
+    Some(plan_rest(call, method, parts))
+}
+
+fn plan_rest(
+    call: &ValidatedCall,
+    method: Method,
+    parts: &[PathPart],
+) -> Result<HttpRequest, String> {
     let mut path = String::with_capacity(64);
     for part in parts {
         match part {
@@ -102,41 +111,38 @@ pub fn plan(call: &ValidatedCall) -> Option<HttpRequest> {
         }
     }
 
-    Some(HttpRequest {
+    let body = match call.action.special {
+        Some(Special::Upload) => Some(upload_body(body.unwrap_or_default())?),
+        _ => body.map(|b| Body::Json(Value::Object(b))),
+    };
+    Ok(HttpRequest {
         method,
         path,
         query,
-        body: body.map(|b| Body::Json(Value::Object(b))),
+        body,
     })
 }
 
-/// The request of the `upload` handler: `POST /projects/:id/uploads` with
-/// the file as `multipart/form-data` (GitLab's project uploads API). The
-/// content comes as text or base64; bad base64 is refused before sending.
-pub fn plan_upload(call: &ValidatedCall) -> Result<HttpRequest, String> {
-    let text = |name: &str| call.arg(name).map(scalar).unwrap_or_default();
-    let project = text("project_id");
-    // The project is a body parameter of this handler, so the dispatcher's
-    // path-segment rule did not see it: apply it here.
-    if matches!(project.as_str(), "" | "." | "..") {
-        return Err(format!("`project_id` cannot be \"{project}\""));
-    }
-    let content = text("content");
-    let bytes = match call.arg("encoding").and_then(Value::as_str) {
-        Some("base64") => decode_base64(&content).ok_or_else(|| {
+/// A Markdown upload (GitLab's project uploads API) sends the file as
+/// `multipart/form-data`; its content comes as text or base64, and bad
+/// base64 is refused before sending.
+fn upload_body(mut fields: Map<String, Value>) -> Result<Body, String> {
+    let mut take = |name: &str| match fields.remove(name) {
+        Some(Value::String(s)) => s,
+        _ => String::new(),
+    };
+    let file_name = take("file_name");
+    let content = take("content");
+    let bytes = match take("encoding").as_str() {
+        "base64" => decode_base64(&content).ok_or_else(|| {
             "`content` is not valid base64 (with `encoding: base64`); send text with `encoding: text`".to_string()
         })?,
         _ => content.into_bytes(),
     };
-    Ok(HttpRequest {
-        method: Method::Post,
-        path: format!("/projects/{}/uploads", encode(&project)),
-        query: String::new(),
-        body: Some(Body::File {
-            field: "file",
-            file_name: text("file_name"),
-            bytes,
-        }),
+    Ok(Body::File {
+        field: "file",
+        file_name,
+        bytes,
     })
 }
 

@@ -15,6 +15,7 @@ mod json;
 mod pagination;
 mod resources;
 mod text;
+mod zip_listing;
 
 pub use compact::compact;
 pub use failure::{Context, failure};
@@ -22,7 +23,7 @@ pub use pagination::pagination_line;
 
 use serde_json::{Map, Value, json};
 
-use crate::catalog::Returns;
+use crate::catalog::{Returns, Special, TextStart};
 use crate::dispatch::ValidatedCall;
 use crate::gitlab::{Pagination, Response};
 
@@ -70,6 +71,21 @@ pub fn success(call: &ValidatedCall, response: &Response, options: Options) -> R
     let body = || String::from_utf8_lossy(&response.body);
     let json = || serde_json::from_slice::<Value>(&response.body).ok();
     let mut rendered = match (call.action.returns, json()) {
+        _ if call.action.special == Some(Special::ArtifactList) => {
+            match zip_listing::listing(&response.body) {
+                Some(listing) => Rendered::text(text::window(
+                    &listing,
+                    call.view.lines,
+                    TextStart::Head,
+                    cap,
+                )),
+                None => Rendered {
+                    text: "GitLab's answer is not a zip archive; nothing to list.".into(),
+                    structured: None,
+                    is_error: true,
+                },
+            }
+        }
         (Returns::Text(start), _) => {
             Rendered::text(text::window(&body(), call.view.lines, start, cap))
         }

@@ -31,6 +31,10 @@ pub fn routes() -> Router<App> {
             post(stop_environment),
         )
         .route(
+            &format!("{p}/jobs/{{job_id}}/artifacts"),
+            get(artifact_archive),
+        )
+        .route(
             &format!("{p}/jobs/{{job_id}}/artifacts/{{*artifact_path}}"),
             get(artifact_file),
         )
@@ -195,4 +199,34 @@ async fn artifact_file(
         .get(&path)
         .ok_or_else(|| http::message(404, "404 Not found"))?;
     Ok(http::text(content.clone()))
+}
+
+/// The whole artifacts archive, a zip (docs: "Get job artifacts"); a job
+/// without artifacts is a 404.
+async fn artifact_archive(
+    State(app): State<App>,
+    Path((pid, jid)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &pid, &ctx)?];
+    let jid = super::id(&jid)?;
+    let job = p
+        .jobs
+        .iter()
+        .find(|j| j.id == jid)
+        .ok_or_else(|| http::message(404, "404 Not found"))?;
+    if job.artifacts.is_empty() {
+        return Err(http::message(404, "404 Not found"));
+    }
+    let files: Vec<(&str, &[u8])> = job
+        .artifacts
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_bytes()))
+        .collect();
+    let zip = crate::zip::write(&files);
+    Ok(axum::response::IntoResponse::into_response((
+        [(axum::http::header::CONTENT_TYPE, "application/zip")],
+        zip,
+    )))
 }
