@@ -83,6 +83,9 @@ struct ParamDef {
     /// The fields of each object in an array of objects.
     #[serde(default)]
     fields: Vec<FieldDef>,
+    /// GitLab runs `/command` lines of this text as quick actions.
+    #[serde(default)]
+    quick_actions: bool,
     doc: String,
 }
 
@@ -282,6 +285,7 @@ fn help_action(tool: &ToolFile) -> Action {
                 items: None,
                 style: None,
                 fields: Vec::new(),
+                quick_actions: false,
                 doc: "The action to describe; omit to list every action.".into(),
             },
         }],
@@ -423,8 +427,8 @@ fn emit_param(out: &mut String, p: &NamedParamDef, here: &str) {
     }
     writeln!(
         out,
-        "ParamSpec {{ name: {:?}, ty: ParamType::{ty}, location: Location::{location}, required: {}, allowed: &{:?}, default: {default}, format: {format}, items: {items}, style: ArrayStyle::{style}, fields: &[{fields}], doc: {:?} }},",
-        p.name, d.required, d.allowed, d.doc
+        "ParamSpec {{ name: {:?}, ty: ParamType::{ty}, location: Location::{location}, required: {}, allowed: &{:?}, default: {default}, format: {format}, items: {items}, style: ArrayStyle::{style}, fields: &[{fields}], quick_actions: {}, doc: {:?} }},",
+        p.name, d.required, d.allowed, d.quick_actions, d.doc
     )
     .unwrap();
 }

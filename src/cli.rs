@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{self, AuthScheme, Config, ConfigError, Secret};
+use crate::config::{self, AuthScheme, Config, ConfigError, Retry, Secret};
+use crate::policy::{Access, Confirmation, Pattern, Policy};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -60,6 +61,78 @@ pub struct GitLabArgs {
     /// Also send results as structuredContent (doubles the payload; lists are wrapped in an object).
     #[arg(long, env = "GITLAB_MCP_STRUCTURED_CONTENT", global = true)]
     pub structured_content: bool,
+
+    /// Reads only: every action that changes GitLab is removed and refused.
+    /// Also GITLAB_READ_ONLY_MODE.
+    #[arg(long, env = "GITLAB_READ_ONLY", global = true)]
+    pub read_only: bool,
+    /// What the server may do: read-only, no-delete (no destructive action) or full.
+    #[arg(
+        long,
+        env = "GITLAB_MCP_ACCESS",
+        value_enum,
+        default_value = "full",
+        global = true
+    )]
+    pub access: Access,
+    /// Enable only these tools or toolsets (comma-separated: gitlab_issue, issue, core, ci...).
+    #[arg(
+        long,
+        env = "GITLAB_MCP_TOOLS",
+        alias = "toolsets",
+        value_delimiter = ',',
+        global = true
+    )]
+    pub tools: Vec<String>,
+    /// Enable only actions matching these `tool.action` patterns (`*` wildcards).
+    #[arg(
+        long,
+        env = "GITLAB_MCP_ALLOW_ACTIONS",
+        value_delimiter = ',',
+        global = true
+    )]
+    pub allow_actions: Vec<String>,
+    /// Remove actions matching these `tool.action` patterns, such as `*.delete`.
+    #[arg(
+        long,
+        env = "GITLAB_MCP_DENY_ACTIONS",
+        value_delimiter = ',',
+        global = true
+    )]
+    pub deny_actions: Vec<String>,
+    /// Run destructive actions without asking (for unattended agents).
+    #[arg(long = "yes", env = "GITLAB_MCP_AUTO_CONFIRM", global = true)]
+    pub auto_confirm: bool,
+    /// Accept `"confirm": true` from the model as confirmation of a destructive action.
+    #[arg(long, env = "GITLAB_MCP_MODEL_CONFIRM", global = true)]
+    pub allow_model_confirm: bool,
+    /// Send text whose lines start with `/` (GitLab quick actions) without the call opting in.
+    #[arg(long, env = "GITLAB_MCP_ALLOW_QUICK_ACTIONS", global = true)]
+    pub allow_quick_actions: bool,
+    /// Retries of a request that is safe to repeat (429, 502, 503, 504, connection failures); 0 for none.
+    #[arg(
+        long,
+        env = "GITLAB_MCP_MAX_RETRIES",
+        default_value_t = 3,
+        global = true
+    )]
+    pub max_retries: u32,
+    /// Most seconds spent waiting between retries, over all attempts of one call.
+    #[arg(
+        long,
+        env = "GITLAB_MCP_RETRY_MAX_WAIT",
+        default_value_t = 30,
+        global = true
+    )]
+    pub retry_max_wait: u64,
+    /// Most GitLab requests in flight at once.
+    #[arg(
+        long,
+        env = "GITLAB_MCP_MAX_CONCURRENT",
+        default_value_t = 8,
+        global = true
+    )]
+    pub max_concurrent: usize,
 }
 
 #[derive(Debug, Subcommand)]
@@ -104,6 +177,52 @@ impl GitLabArgs {
                 max_bytes: self.max_response_bytes.max(1024),
                 structured: self.structured_content,
             },
+            policy: Policy {
+                access: if self.read_only || env_flag("GITLAB_READ_ONLY_MODE") {
+                    Access::ReadOnly
+                } else {
+                    self.access
+                },
+                tools: self
+                    .tools
+                    .iter()
+                    .map(|t| t.trim().to_string())
+                    .filter(|t| !t.is_empty())
+                    .collect(),
+                allow: self
+                    .allow_actions
+                    .iter()
+                    .filter(|p| !p.trim().is_empty())
+                    .map(|p| Pattern::new(p))
+                    .collect(),
+                deny: self
+                    .deny_actions
+                    .iter()
+                    .filter(|p| !p.trim().is_empty())
+                    .map(|p| Pattern::new(p))
+                    .collect(),
+                confirmation: Confirmation {
+                    auto: self.auto_confirm,
+                    from_model: self.allow_model_confirm,
+                },
+                allow_quick_actions: self.allow_quick_actions,
+            },
+            retry: Retry {
+                max_retries: self.max_retries,
+                max_wait: Duration::from_secs(self.retry_max_wait),
+                ..Retry::default()
+            },
+            max_concurrent: self.max_concurrent.max(1),
         })
     }
+}
+
+/// A boolean environment variable: `true`, `1`, `yes` or `on`.
+fn env_flag(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "true" | "1" | "yes" | "on"
+        )
+    })
 }

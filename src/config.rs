@@ -43,6 +43,33 @@ pub struct Config {
     pub request_timeout: Duration,
     /// Size cap and structured content of answers.
     pub render: crate::render::Options,
+    /// What the server may do.
+    pub policy: crate::policy::Policy,
+    /// Retries of requests that are safe to repeat.
+    pub retry: Retry,
+    /// At most this many GitLab requests at once.
+    pub max_concurrent: usize,
+}
+
+/// When and how long to retry.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Retry {
+    /// Retries after the first attempt; 0 turns retries off.
+    pub max_retries: u32,
+    /// The most time spent waiting between attempts, over all retries.
+    pub max_wait: Duration,
+    /// The first back-off; each retry doubles it (with jitter).
+    pub base_delay: Duration,
+}
+
+impl Default for Retry {
+    fn default() -> Self {
+        Retry {
+            max_retries: 3,
+            max_wait: Duration::from_secs(30),
+            base_delay: Duration::from_millis(500),
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]

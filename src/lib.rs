@@ -15,5 +15,6 @@ pub mod dispatch;
 pub mod engine;
 pub mod gitlab;
 pub mod mcp;
+pub mod policy;
 pub mod render;
 pub mod tokens;

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use gitlab_mcp::catalog;
 use gitlab_mcp::cli::{Cli, Command};
-use gitlab_mcp::engine::Engine;
+use gitlab_mcp::engine::{Engine, Outcome, ToolOutput};
 use gitlab_mcp::mcp;
 
 fn main() -> ExitCode {
@@ -39,11 +39,13 @@ fn init_tracing() {
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Tools { json } => {
-            let list = mcp::tools::tool_list_json(catalog::tools());
+            // The list the server would serve with these settings.
+            let config = cli.gitlab.config().map_err(|e| e.to_string())?;
+            let list = mcp::tools::tool_list_json(config.policy.prune(catalog::tools()));
             if json {
                 print_stdout(&list);
             } else {
-                print_stdout(&tools_summary(&list));
+                print_stdout(&tools_summary(config.policy.prune(catalog::tools()), &list));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -68,9 +70,15 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                     Err(e) => return Err(format!("the call's JSON does not parse: {e}")),
                 };
             let engine = engine(&cli)?;
-            let output = runtime()?
-                .block_on(engine.call(tool, arguments))
+            let outcome = runtime()?
+                .block_on(engine.call(tool, arguments, false))
                 .map_err(|e| e.to_string())?;
+            // A one-shot command has no user to ask: a destructive action
+            // runs only with --yes, or "confirm" when the model may confirm.
+            let output = match outcome {
+                Outcome::Done(output) => output,
+                Outcome::NeedsConfirmation { refusal, .. } => ToolOutput::error(refusal),
+            };
             print_stdout(&output.text);
             Ok(if output.is_error {
                 ExitCode::from(1)
@@ -95,15 +103,14 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
         .map_err(|e| format!("cannot start the async runtime: {e}"))
 }
 
-fn tools_summary(list_json: &str) -> String {
-    let tools = catalog::tools();
+fn tools_summary(tools: &[catalog::ToolSpec], list_json: &str) -> String {
     let tokens = gitlab_mcp::tokens::cl100k(list_json)
         .map(|t| format!(", {t} tokens (cl100k)"))
         .unwrap_or_default();
     let mut out = format!(
         "{} tools, {} actions, tool list {} bytes{tokens}\n",
         tools.len(),
-        catalog::action_count(),
+        tools.iter().map(|t| t.actions.len()).sum::<usize>(),
         list_json.len()
     );
     for tool in tools {

@@ -296,7 +296,14 @@ async fn a_missing_scope_and_a_forbidden_action_are_403s_with_their_reason() {
         "{text}"
     );
     h.stop().await;
-    let h = Harness::start_with(Lifecycle::Discover, &[("GITLAB_TOKEN", "glpat-bob")]).await;
+    let h = Harness::start_with(
+        Lifecycle::Discover,
+        &[
+            ("GITLAB_TOKEN", "glpat-bob"),
+            ("GITLAB_MCP_AUTO_CONFIRM", "true"),
+        ],
+    )
+    .await;
     let text = h
         .err(
             "gitlab_issue",
@@ -331,7 +338,7 @@ async fn oauth_tokens_are_sent_as_bearer() {
 
 #[tokio::test]
 async fn rate_limits_and_server_errors_are_classified() {
-    let h = Harness::start(Lifecycle::Initialize).await;
+    let h = Harness::start_with(Lifecycle::Initialize, &[("GITLAB_MCP_MAX_RETRIES", "0")]).await;
     h.fake.inject(Fault::status(429).retry_after(7).times(1));
     let text = h.err("gitlab_issue", json!({"action": "note_create", "params": {"project_id": 1, "issue_iid": 1, "body": "hi"}})).await;
     assert!(
@@ -371,7 +378,11 @@ async fn network_failures_are_classified() {
         .local_addr()
         .unwrap();
     let url = format!("http://{closed}");
-    let h = Harness::start_with(Lifecycle::Initialize, &[("GITLAB_URL", &url)]).await;
+    let h = Harness::start_with(
+        Lifecycle::Initialize,
+        &[("GITLAB_MCP_MAX_RETRIES", "0"), ("GITLAB_URL", &url)],
+    )
+    .await;
     let text = h
         .err(
             "gitlab_issue",
@@ -386,7 +397,10 @@ async fn network_failures_are_classified() {
     // DNS: a reserved name that never resolves (RFC 6761).
     let h = Harness::start_with(
         Lifecycle::Initialize,
-        &[("GITLAB_URL", "http://gitlab.invalid")],
+        &[
+            ("GITLAB_MCP_MAX_RETRIES", "0"),
+            ("GITLAB_URL", "http://gitlab.invalid"),
+        ],
     )
     .await;
     let text = h
@@ -401,7 +415,11 @@ async fn network_failures_are_classified() {
     );
     h.stop().await;
     // Timeout: the fake answers after the configured timeout.
-    let h = Harness::start_with(Lifecycle::Initialize, &[("GITLAB_TIMEOUT", "1")]).await;
+    let h = Harness::start_with(
+        Lifecycle::Initialize,
+        &[("GITLAB_MCP_MAX_RETRIES", "0"), ("GITLAB_TIMEOUT", "1")],
+    )
+    .await;
     h.fake.inject(Fault::delay(Duration::from_secs(3)).times(1));
     let text = h.err("gitlab_issue", json!({"action": "note_create", "params": {"project_id": 1, "issue_iid": 1, "body": "x"}})).await;
     assert!(text.contains("did not answer in time"), "{text}");
@@ -414,7 +432,11 @@ async fn network_failures_are_classified() {
     let h = Harness::start(Lifecycle::Initialize).await;
     let https = h.fake.url().replace("http://", "https://");
     h.stop().await;
-    let h = Harness::start_with(Lifecycle::Initialize, &[("GITLAB_URL", &https)]).await;
+    let h = Harness::start_with(
+        Lifecycle::Initialize,
+        &[("GITLAB_MCP_MAX_RETRIES", "0"), ("GITLAB_URL", &https)],
+    )
+    .await;
     let text = h
         .err(
             "gitlab_issue",

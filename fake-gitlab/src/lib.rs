@@ -43,6 +43,29 @@ pub struct Shared {
     /// Whether to keep the request log (off for long benchmark runs).
     record: bool,
     request_counter: AtomicU64,
+    /// Requests being answered now, and the most at once so far.
+    in_flight: AtomicU64,
+    max_in_flight: AtomicU64,
+    /// Request lines whose answer was fully produced; a request whose client
+    /// went away mid-answer never gets here.
+    completed: Mutex<Vec<String>>,
+}
+
+/// Counts a request in flight for as long as it lives, cancelled or not.
+struct InFlight<'a>(&'a Shared);
+
+impl<'a> InFlight<'a> {
+    fn new(shared: &'a Shared) -> Self {
+        let now = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        shared.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        InFlight(shared)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 pub type App = Arc<Shared>;
@@ -74,6 +97,9 @@ impl FakeGitLab {
             faults: Mutex::new(Vec::new()),
             record,
             request_counter: AtomicU64::new(0),
+            in_flight: AtomicU64::new(0),
+            max_in_flight: AtomicU64::new(0),
+            completed: Mutex::new(Vec::new()),
         });
         let app = router(shared.clone());
         tokio::spawn(async move {
@@ -110,6 +136,16 @@ impl FakeGitLab {
         lock(&self.shared.faults).clear();
     }
 
+    /// Lines of the requests answered to the end (see `Shared::completed`).
+    pub fn completed(&self) -> Vec<String> {
+        lock(&self.shared.completed).clone()
+    }
+
+    /// The most requests that were in flight at once.
+    pub fn max_in_flight(&self) -> u64 {
+        self.shared.max_in_flight.load(Ordering::SeqCst)
+    }
+
     /// Direct access to the data, to arrange or inspect a test's state.
     pub fn db(&self) -> MutexGuard<'_, db::Db> {
         lock(&self.shared.db)
@@ -131,7 +167,12 @@ fn router(shared: App) -> Router {
 /// is checked, and the answer gets an `X-Request-Id` (facts: every response
 /// carries one).
 async fn front(State(app): State<App>, request: Request, next: Next) -> Response {
+    let _in_flight = InFlight::new(&app);
     let n = app.request_counter.fetch_add(1, Ordering::Relaxed) + 1;
+    let line = match request.uri().query() {
+        Some(q) => format!("{} {}?{q}", request.method(), request.uri().path()),
+        None => format!("{} {}", request.method(), request.uri().path()),
+    };
     let request_id = format!("01FAKE{n:020}");
     let (parts, body) = request.into_parts();
     let bytes = to_bytes(body, 64 * 1024 * 1024).await.unwrap_or_default();
@@ -183,6 +224,9 @@ async fn front(State(app): State<App>, request: Request, next: Next) -> Response
         "x-request-id",
         HeaderValue::from_str(&request_id).expect("ascii id"),
     );
+    if app.record {
+        lock(&app.completed).push(line);
+    }
     response
 }
 

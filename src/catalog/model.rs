@@ -16,7 +16,7 @@ pub struct ToolSpec {
 }
 
 /// One action of a tool: usually one GitLab REST endpoint.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ActionSpec {
     pub name: &'static str,
     pub summary: &'static str,
@@ -136,7 +136,7 @@ pub enum TextStart {
 }
 
 /// One parameter of an action.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ParamSpec {
     pub name: &'static str,
     pub ty: ParamType,
@@ -155,6 +155,8 @@ pub struct ParamSpec {
     pub style: ArrayStyle,
     /// For an array of objects: the fields each object may have.
     pub fields: &'static [FieldSpec],
+    /// GitLab runs lines of this text that start with `/` as quick actions.
+    pub quick_actions: bool,
     pub doc: &'static str,
 }
 

@@ -13,7 +13,16 @@ use super::suggest;
 use crate::catalog::ToolSpec;
 
 /// The keys an envelope may have: the call, then how to show its answer.
-pub const ENVELOPE_KEYS: &[&str] = &["action", "params", "fields", "raw", "lines", "file"];
+pub const ENVELOPE_KEYS: &[&str] = &[
+    "action",
+    "params",
+    "fields",
+    "raw",
+    "lines",
+    "file",
+    "confirm",
+    "quick_actions",
+];
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -33,6 +42,12 @@ pub struct Envelope {
     /// One file's diff out of a diff answer.
     #[serde(default)]
     pub file: Option<String>,
+    /// The model confirms a destructive action (when the operator allows it).
+    #[serde(default)]
+    pub confirm: bool,
+    /// The call means the `/command` lines of its text as quick actions.
+    #[serde(default)]
+    pub quick_actions: bool,
 }
 
 /// Names agents give the `params` object.

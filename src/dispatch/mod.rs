@@ -33,6 +33,15 @@ pub struct ValidatedCall {
     pub args: Vec<Arg>,
     /// How to show the answer.
     pub view: View,
+    /// What the caller said about safety: `confirm`, `quick_actions`.
+    pub intent: Intent,
+}
+
+/// The envelope's safety keys, judged by the server's policy.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Intent {
+    pub confirm: bool,
+    pub quick_actions: bool,
 }
 
 #[derive(Debug)]
@@ -101,6 +110,10 @@ pub fn decode(
         action,
         args,
         view,
+        intent: Intent {
+            confirm: envelope.confirm,
+            quick_actions: envelope.quick_actions,
+        },
     })
 }
 

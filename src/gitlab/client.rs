@@ -13,7 +13,11 @@ use super::error::{GitLabError, NetworkKind, StatusError};
 use super::request::{Body, HttpRequest};
 use super::response::{Pagination, Response};
 use crate::catalog::Method;
-use crate::config::{AuthScheme, Config, ConfigError};
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+
+use crate::config::{AuthScheme, Config, ConfigError, Retry};
 
 #[derive(Debug, Clone)]
 pub struct Client {
@@ -22,6 +26,16 @@ pub struct Client {
     /// The host, for network error messages.
     host: String,
     has_token: bool,
+    retry: Retry,
+    /// Bounds the GitLab requests in flight at once.
+    slots: Arc<Semaphore>,
+}
+
+/// A request that failed, after this many attempts.
+#[derive(Debug)]
+pub struct Failed {
+    pub error: GitLabError,
+    pub attempts: u32,
 }
 
 impl Client {
@@ -66,7 +80,47 @@ impl Client {
             api_root: config.api_root.clone(),
             host,
             has_token: config.token.is_some(),
+            retry: config.retry,
+            slots: Arc::new(Semaphore::new(config.max_concurrent)),
         })
+    }
+
+    /// Send a request, retrying it while that is safe: `repeatable` says the
+    /// request may be repeated (GET, or a PUT/DELETE the catalog marks
+    /// idempotent). Only 429, 502, 503, 504 and connection failures are
+    /// retried; a request that may have reached GitLab is retried only when
+    /// repeatable. Waits honour `Retry-After` and `RateLimit-Reset`, else
+    /// back off exponentially with jitter, within `max_wait` in all.
+    pub async fn send(&self, request: &HttpRequest, repeatable: bool) -> Result<Response, Failed> {
+        let mut waited = Duration::ZERO;
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let result = {
+                let _slot = self
+                    .slots
+                    .acquire()
+                    .await
+                    .expect("the semaphore is never closed");
+                self.send_once(request).await
+            };
+            let error = match result {
+                Ok(response) => return Ok(response),
+                Err(error) => error,
+            };
+            let delay = match retry_delay(&error, repeatable, attempts, self.retry.base_delay) {
+                Some(delay)
+                    if attempts <= self.retry.max_retries
+                        && waited + delay <= self.retry.max_wait =>
+                {
+                    delay
+                }
+                _ => return Err(Failed { error, attempts }),
+            };
+            tracing::info!(attempt = attempts, delay_ms = delay.as_millis() as u64, %error, "retrying GitLab request");
+            tokio::time::sleep(delay).await;
+            waited += delay;
+        }
     }
 
     pub fn has_token(&self) -> bool {
@@ -78,7 +132,7 @@ impl Client {
     }
 
     /// Send one request and read the whole answer.
-    pub async fn send(&self, request: &HttpRequest) -> Result<Response, GitLabError> {
+    async fn send_once(&self, request: &HttpRequest) -> Result<Response, GitLabError> {
         let url = format!("{}{}", self.api_root, request.path_and_query());
         let parsed = reqwest::Url::parse(&url).map_err(|_| GitLabError::Network {
             kind: NetworkKind::Other,
@@ -152,6 +206,61 @@ impl Client {
     }
 }
 
+/// How long to wait before retrying after `error`, or `None` when it must
+/// not be retried.
+fn retry_delay(
+    error: &GitLabError,
+    repeatable: bool,
+    attempt: u32,
+    base: Duration,
+) -> Option<Duration> {
+    let backoff = || {
+        // Exponential, capped at 8 s, with ±50% jitter so clients that
+        // failed together do not retry together.
+        let exponential = base
+            .saturating_mul(1 << (attempt - 1).min(4))
+            .min(Duration::from_secs(8));
+        exponential.mul_f64(0.5 + jitter())
+    };
+    match error {
+        // Never sent: safe for any request.
+        GitLabError::Network {
+            kind: NetworkKind::Refused | NetworkKind::Dns,
+            ..
+        } => Some(backoff()),
+        // May have reached GitLab: only when repeating it changes nothing.
+        GitLabError::Network {
+            kind: NetworkKind::Timeout | NetworkKind::ConnectTimeout | NetworkKind::Connection,
+            ..
+        } if repeatable => Some(backoff()),
+        GitLabError::Status(status)
+            if repeatable && matches!(status.status, 429 | 502 | 503 | 504) =>
+        {
+            Some(
+                status
+                    .retry_after
+                    .map_or_else(backoff, |wait| wait.max(Duration::from_millis(100))),
+            )
+        }
+        _ => None,
+    }
+}
+
+/// A number in [0, 1) that differs between calls; good enough for jitter.
+fn jitter() -> f64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static STATE: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos() as u64)
+        .unwrap_or(1);
+    let mut x = STATE.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed) ^ nanos;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    (x >> 11) as f64 / (1u64 << 53) as f64
+}
+
 /// `Retry-After` in seconds, else `RateLimit-Reset` (a Unix time).
 fn retry_after(retry_after: Option<&str>, reset: Option<&str>) -> Option<Duration> {
     if let Some(seconds) = retry_after.and_then(|v| v.trim().parse::<u64>().ok()) {
@@ -182,7 +291,11 @@ const TLS_SIGNS: &[&str] = &[
 /// Which network failure this is, from reqwest's flags and the error chain.
 fn classify(error: &reqwest::Error) -> NetworkKind {
     if error.is_timeout() {
-        return NetworkKind::Timeout;
+        return if error.is_connect() {
+            NetworkKind::ConnectTimeout
+        } else {
+            NetworkKind::Timeout
+        };
     }
     let mut chain = String::new();
     let mut source = error.source();

@@ -47,7 +47,10 @@ impl std::fmt::Display for StatusError {
 pub enum NetworkKind {
     Refused,
     Dns,
+    /// The whole request took longer than the request timeout.
     Timeout,
+    /// No connection within the connect timeout.
+    ConnectTimeout,
     Tls,
     /// Connected, then the connection broke.
     Connection,

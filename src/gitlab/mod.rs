@@ -7,7 +7,7 @@ pub mod error;
 pub mod request;
 pub mod response;
 
-pub use client::Client;
+pub use client::{Client, Failed};
 pub use error::{GitLabError, NetworkKind, StatusError};
 pub use request::{Body, HttpRequest, plan};
 pub use response::{Pagination, Response};

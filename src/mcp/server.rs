@@ -1,21 +1,33 @@
-//! The rmcp `ServerHandler`: `tools/list` from the catalog, `tools/call`
-//! through the engine. One handler serves both lifecycles: the `initialize`
-//! handshake and the 2026-07-28 `server/discover`.
+//! The rmcp `ServerHandler`: `tools/list` from the (policy-pruned) catalog,
+//! `tools/call` through the engine. One handler serves both lifecycles: the
+//! `initialize` handshake and the 2026-07-28 `server/discover`.
+//!
+//! A destructive call the engine holds for confirmation is asked of the
+//! user here, the way the session allows: an `elicitation/create` request on
+//! sessions up to 2025-11-25 whose client declared elicitation, an
+//! input-required result on 2026-07-28 sessions; otherwise it is refused.
+//! A declined or cancelled question sends nothing.
 
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
+    ElicitRequestParams, ElicitationAction, ElicitationSchema, Implementation, InputRequest,
+    InputRequests, InputRequiredResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Map, Value};
 
-use crate::engine::Engine;
+use crate::engine::{Engine, Outcome, ToolOutput};
 
 const INSTRUCTIONS: &str = "Each gitlab_* tool takes one envelope: {\"action\": \"<action>\", \"params\": {...}}. \
 {\"action\": \"help\"} lists a tool's actions; {\"action\": \"help\", \"params\": {\"action\": \"<action>\"}} shows one action's parameters. \
 Projects are given as a numeric id or a full path such as group/project; issues and merge requests by their iid.";
+
+/// The key of the confirmation in an input-required round.
+const CONFIRM_KEY: &str = "confirm";
 
 #[derive(Clone)]
 pub struct GitLabServer {
@@ -28,6 +40,86 @@ impl GitLabServer {
         let tools = Arc::new(super::tools::tool_list(engine.tools()));
         GitLabServer { engine, tools }
     }
+
+    async fn run(
+        &self,
+        request: &CallToolRequestParams,
+        arguments: Map<String, Value>,
+        confirmed: bool,
+    ) -> Result<Outcome, ErrorData> {
+        self.engine
+            .call(&request.name, arguments, confirmed)
+            .await
+            .map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))
+    }
+
+    /// Ask the user on a session that allows server requests.
+    async fn elicit(&self, context: &RequestContext<RoleServer>, question: &str) -> Option<bool> {
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: question.to_string(),
+            requested_schema: confirm_schema(),
+        };
+        match context.peer.create_elicitation(params).await {
+            Ok(result) => Some(accepted(result.action, result.content.as_ref())),
+            Err(error) => {
+                tracing::warn!(%error, "elicitation failed; the call is refused");
+                None
+            }
+        }
+    }
+}
+
+fn confirm_schema() -> ElicitationSchema {
+    ElicitationSchema::builder()
+        .required_bool(CONFIRM_KEY)
+        .build()
+        .expect("a one-boolean schema is valid")
+}
+
+fn accepted(action: ElicitationAction, content: Option<&Value>) -> bool {
+    action == ElicitationAction::Accept
+        && content
+            .and_then(|c| c.get(CONFIRM_KEY))
+            .and_then(Value::as_bool)
+            == Some(true)
+}
+
+/// Binds a confirmation to the call it was asked for: the tool and its
+/// arguments, hashed (FNV-1a). A client retrying another call with the
+/// same answer is asked again.
+fn call_digest(tool: &str, arguments: &Map<String, Value>) -> String {
+    let text = format!("{tool}\n{}", Value::Object(arguments.clone()));
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("confirm:{hash:016x}")
+}
+
+fn declined(request: &CallToolRequestParams) -> ToolOutput {
+    let action = request
+        .arguments
+        .as_ref()
+        .and_then(|a| a.get("action"))
+        .and_then(Value::as_str)
+        .unwrap_or("?");
+    ToolOutput::error(format!(
+        "{} {action}: the user did not confirm; nothing was sent to GitLab.",
+        request.name
+    ))
+}
+
+fn to_result(output: ToolOutput) -> CallToolResult {
+    let content = vec![ContentBlock::text(output.text)];
+    let mut result = if output.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    result.structured_content = output.structured;
+    result
 }
 
 impl ServerHandler for GitLabServer {
@@ -57,28 +149,72 @@ impl ServerHandler for GitLabServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let arguments = request.arguments.unwrap_or_default();
+        let arguments = request.arguments.clone().unwrap_or_default();
+        let digest = call_digest(&request.name, &arguments);
+        // A retry after an input-required round carries the user's answer,
+        // valid only for the call it was asked for.
+        let answer = match (&request.input_responses, &request.request_state) {
+            (Some(responses), Some(state)) if *state == digest => {
+                responses.get(CONFIRM_KEY).map(|r| {
+                    let action = r
+                        .get("action")
+                        .and_then(|a| serde_json::from_value(a.clone()).ok());
+                    action.is_some_and(|a| accepted(a, r.get("content")))
+                })
+            }
+            _ => None,
+        };
+        if answer == Some(false) {
+            return Ok(to_result(declined(&request)).into());
+        }
         // A `notifications/cancelled` for this request cancels the token;
         // dropping the engine's future aborts its GitLab request.
         let outcome = tokio::select! {
-            outcome = self.engine.call(&request.name, arguments) => outcome,
+            outcome = self.run(&request, arguments.clone(), answer == Some(true)) => outcome?,
             () = context.ct.cancelled() => {
                 tracing::info!(tool = %request.name, "call cancelled by the client");
                 return Err(ErrorData::internal_error("request cancelled", None));
             }
         };
-        match outcome {
-            Ok(output) => {
-                let content = vec![ContentBlock::text(output.text)];
-                let mut result = if output.is_error {
-                    CallToolResult::error(content)
-                } else {
-                    CallToolResult::success(content)
-                };
-                result.structured_content = output.structured;
-                Ok(result.into())
-            }
-            Err(unknown) => Err(ErrorData::invalid_params(unknown.to_string(), None)),
+        let (question, refusal) = match outcome {
+            Outcome::Done(output) => return Ok(to_result(output).into()),
+            Outcome::NeedsConfirmation { question, refusal } => (question, refusal),
+        };
+        let can_elicit = context
+            .client_capabilities()
+            .is_some_and(|c| c.elicitation.is_some());
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        if !can_elicit {
+            return Ok(to_result(ToolOutput::error(refusal)).into());
+        }
+        if modern {
+            // No server-to-client requests on 2026-07-28: ask through the
+            // client, which retries the call with the answer.
+            let elicitation = InputRequest::Elicitation(ElicitRequest::new(
+                ElicitRequestParams::FormElicitationParams {
+                    meta: None,
+                    message: question,
+                    requested_schema: confirm_schema(),
+                },
+            ));
+            let mut requests = InputRequests::new();
+            requests.insert(CONFIRM_KEY.to_string(), elicitation);
+            return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
+                Some(requests),
+                Some(digest),
+            )));
+        }
+        match self.elicit(&context, &question).await {
+            Some(true) => match self.run(&request, arguments, true).await? {
+                Outcome::Done(output) => Ok(to_result(output).into()),
+                Outcome::NeedsConfirmation { refusal, .. } => {
+                    Ok(to_result(ToolOutput::error(refusal)).into())
+                }
+            },
+            Some(false) => Ok(to_result(declined(&request)).into()),
+            None => Ok(to_result(ToolOutput::error(refusal)).into()),
         }
     }
 }

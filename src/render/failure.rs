@@ -10,19 +10,22 @@ use crate::catalog::{Location, Method, Returns, Route};
 use crate::dispatch::ValidatedCall;
 use crate::gitlab::{GitLabError, NetworkKind, StatusError};
 
-/// Facts about the server the messages need.
-pub struct Context<'a> {
+/// Facts about the server and the call the messages need.
+pub struct Context {
     pub has_token: bool,
-    pub host: &'a str,
+    /// Attempts made, retries included.
+    pub attempts: u32,
+    pub connect_timeout_secs: u64,
+    pub request_timeout_secs: u64,
 }
 
-pub fn failure(call: &ValidatedCall, error: &GitLabError, ctx: &Context<'_>) -> String {
+pub fn failure(call: &ValidatedCall, error: &GitLabError, ctx: &Context) -> String {
     match error {
         GitLabError::Status(status) if status.status == 404 && is_get(call) => {
             not_found(call, status)
         }
         GitLabError::Status(status) => status_failure(call, status, ctx),
-        GitLabError::Network { kind, host } => network_failure(call, *kind, host),
+        GitLabError::Network { kind, host } => network_failure(call, *kind, host, ctx),
         GitLabError::Body(reason) => format!("{}: {reason}", heading(call)),
     }
 }
@@ -67,7 +70,7 @@ fn not_found(call: &ValidatedCall, status: &StatusError) -> String {
     out
 }
 
-fn status_failure(call: &ValidatedCall, status: &StatusError, ctx: &Context<'_>) -> String {
+fn status_failure(call: &ValidatedCall, status: &StatusError, ctx: &Context) -> String {
     let code = status.status;
     let meaning = match code {
         400 => "bad request: GitLab rejected a parameter value".to_string(),
@@ -108,19 +111,35 @@ fn status_failure(call: &ValidatedCall, status: &StatusError, ctx: &Context<'_>)
     if let Some(hint) = call.action.hint(code) {
         let _ = write!(out, "\nHint: {hint}");
     }
+    push_attempts(&mut out, ctx);
     push_request_id(&mut out, status);
     out
 }
 
-fn network_failure(call: &ValidatedCall, kind: NetworkKind, host: &str) -> String {
+fn push_attempts(out: &mut String, ctx: &Context) {
+    if ctx.attempts > 1 {
+        let _ = write!(
+            out,
+            "\nTried {} times; the retries are spent.",
+            ctx.attempts
+        );
+    }
+}
+
+fn network_failure(call: &ValidatedCall, kind: NetworkKind, host: &str, ctx: &Context) -> String {
     let what = match kind {
         NetworkKind::Refused => {
             format!("connection to {host} refused: check GITLAB_URL and that GitLab is up")
         }
         NetworkKind::Dns => format!("the host name {host} could not be resolved: check GITLAB_URL"),
-        NetworkKind::Timeout => {
-            format!("{host} did not answer in time (request timeout); try again, or ask for less")
-        }
+        NetworkKind::Timeout => format!(
+            "{host} did not answer in time: the request timeout ({} s, GITLAB_TIMEOUT) passed; try again, or ask for less",
+            ctx.request_timeout_secs
+        ),
+        NetworkKind::ConnectTimeout => format!(
+            "no connection to {host} within the connect timeout ({} s, GITLAB_CONNECT_TIMEOUT)",
+            ctx.connect_timeout_secs
+        ),
         NetworkKind::Tls => {
             format!("the TLS handshake with {host} failed (certificate or protocol problem)")
         }
@@ -135,6 +154,7 @@ fn network_failure(call: &ValidatedCall, kind: NetworkKind, host: &str) -> Strin
     if may_have_arrived && call.action.mutates() {
         out.push_str(" GitLab may have applied the change: check before repeating it.");
     }
+    push_attempts(&mut out, ctx);
     out
 }
 

@@ -9,7 +9,7 @@ use fake_gitlab::{FakeGitLab, RecordedRequest};
 use rmcp::model::{CallToolRequestParams, ProtocolVersion};
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
 use serde_json::Value;
 use tokio::process::Command;
 
@@ -26,9 +26,9 @@ pub enum Lifecycle {
 
 pub const BOTH: [Lifecycle; 2] = [Lifecycle::Initialize, Lifecycle::Discover];
 
-pub struct Harness {
+pub struct Harness<C: ClientHandler = ()> {
     pub fake: FakeGitLab,
-    pub client: RunningService<RoleClient, ()>,
+    pub client: RunningService<RoleClient, C>,
 }
 
 /// What a tool call answered.
@@ -65,23 +65,34 @@ pub fn mode(lifecycle: Lifecycle) -> ClientLifecycleMode {
     }
 }
 
-impl Harness {
+impl Harness<()> {
     pub async fn start(lifecycle: Lifecycle) -> Harness {
         Self::start_with(lifecycle, &[]).await
     }
 
     /// `env` overrides the server's environment; an empty value removes a variable.
     pub async fn start_with(lifecycle: Lifecycle, env: &[(&str, &str)]) -> Harness {
+        Harness::start_client((), lifecycle, env).await
+    }
+}
+
+impl<C: ClientHandler> Harness<C> {
+    /// A session whose client side is `handler` (to answer elicitations).
+    pub async fn start_client(
+        handler: C,
+        lifecycle: Lifecycle,
+        env: &[(&str, &str)],
+    ) -> Harness<C> {
         let fake = FakeGitLab::start().await;
         let cmd = command(&fake, env);
         let (transport, _) = TokioChildProcess::builder(cmd)
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn gitlab-mcp");
-        let client =
-            ().serve_with_lifecycle(transport, mode(lifecycle))
-                .await
-                .expect("MCP session starts");
+        let client = handler
+            .serve_with_lifecycle(transport, mode(lifecycle))
+            .await
+            .expect("MCP session starts");
         Harness { fake, client }
     }
 

@@ -1,0 +1,225 @@
+//! What this server may do, as the operator set it: an access level,
+//! enabled tools, action allow and deny patterns, confirmation of
+//! destructive actions, quick actions. Held by the server itself, whatever
+//! the client does.
+//!
+//! Filtering happens once, at start-up: `prune` makes a catalog holding only
+//! the allowed actions, so the tool list, the schemas, the help, the
+//! suggestions and the dispatcher never see the others. `refusal` explains a
+//! call to an action that was pruned.
+
+mod patterns;
+pub mod quick_actions;
+
+use crate::catalog::{ActionSpec, Local, ParamSpec, Route, ToolSpec};
+use crate::dispatch::help;
+
+pub use patterns::Pattern;
+
+/// How much the server may change in GitLab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Access {
+    /// Reads only: every action that writes is removed.
+    ReadOnly,
+    /// Everything but destructive actions (delete, erase, archive, transfer, unprotect...).
+    NoDelete,
+    /// Everything the token allows.
+    #[default]
+    Full,
+}
+
+impl Access {
+    fn as_str(self) -> &'static str {
+        match self {
+            Access::ReadOnly => "read-only mode",
+            Access::NoDelete => "no-delete mode",
+            Access::Full => "full access",
+        }
+    }
+}
+
+/// How a destructive action is confirmed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Confirmation {
+    /// Skip confirmation (unattended agents): `--yes`.
+    pub auto: bool,
+    /// Accept `"confirm": true` from the model itself.
+    pub from_model: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    pub access: Access,
+    /// Only these tools (names with or without `gitlab_`, or toolset names).
+    pub tools: Vec<String>,
+    /// When not empty, only actions matching one of these.
+    pub allow: Vec<Pattern>,
+    /// Actions matching one of these are removed.
+    pub deny: Vec<Pattern>,
+    pub confirmation: Confirmation,
+    /// Let text that GitLab runs as quick actions through without an opt-in.
+    pub allow_quick_actions: bool,
+}
+
+/// Named groups of tools for `--toolsets`.
+pub const TOOLSETS: &[(&str, &[&str])] = &[
+    (
+        "core",
+        &[
+            "gitlab_project",
+            "gitlab_issue",
+            "gitlab_merge_request",
+            "gitlab_pipeline",
+            "gitlab_repository",
+        ],
+    ),
+    (
+        "planning",
+        &["gitlab_issue", "gitlab_label", "gitlab_milestone"],
+    ),
+    (
+        "code",
+        &[
+            "gitlab_repository",
+            "gitlab_merge_request",
+            "gitlab_release",
+            "gitlab_search",
+        ],
+    ),
+    (
+        "ci",
+        &["gitlab_pipeline", "gitlab_variable", "gitlab_environment"],
+    ),
+    ("admin", &["gitlab_project", "gitlab_group", "gitlab_user"]),
+    (
+        "content",
+        &["gitlab_wiki", "gitlab_snippet", "gitlab_package"],
+    ),
+];
+
+impl Policy {
+    /// Whether the tool is enabled by `--tools`/`--toolsets`.
+    fn tool_enabled(&self, tool: &str) -> bool {
+        if self.tools.is_empty() {
+            return true;
+        }
+        self.tools.iter().any(|wanted| {
+            let wanted = wanted.trim();
+            wanted == tool
+                || format!("gitlab_{wanted}") == tool
+                || TOOLSETS
+                    .iter()
+                    .any(|(set, tools)| *set == wanted && tools.contains(&tool))
+        })
+    }
+
+    /// Why an action is not available, or `None` when it is.
+    pub fn refusal(&self, tool: &ToolSpec, action: &ActionSpec) -> Option<String> {
+        if action.route == Route::Local(Local::Help) {
+            return None;
+        }
+        let name = format!("{}.{}", tool.name, action.name);
+        if !self.tool_enabled(tool.name) {
+            return Some(format!(
+                "the tool `{}` is not enabled on this server",
+                tool.name
+            ));
+        }
+        match self.access {
+            Access::ReadOnly if !action.read_only => {
+                return Some(format!(
+                    "`{name}` changes GitLab, and this server is in {}",
+                    self.access.as_str()
+                ));
+            }
+            Access::NoDelete if action.destructive => {
+                return Some(format!(
+                    "`{name}` is destructive, and this server is in {}",
+                    self.access.as_str()
+                ));
+            }
+            _ => {}
+        }
+        if let Some(p) = self.deny.iter().find(|p| p.matches(&name)) {
+            return Some(format!("`{name}` is denied on this server (pattern `{p}`)"));
+        }
+        if !self.allow.is_empty() && !self.allow.iter().any(|p| p.matches(&name)) {
+            return Some(format!("`{name}` is not in this server's allowed actions"));
+        }
+        None
+    }
+
+    /// The catalog with only the allowed actions; tools left with nothing
+    /// but `help` are gone. Built once at start-up and kept for the life of
+    /// the process, hence `'static`.
+    pub fn prune(&self, tools: &'static [ToolSpec]) -> &'static [ToolSpec] {
+        if self.is_unrestricted() {
+            return tools;
+        }
+        let mut out = Vec::new();
+        for tool in tools {
+            let kept: Vec<&ActionSpec> = tool
+                .actions
+                .iter()
+                .filter(|a| a.route != Route::Local(Local::Help) && self.refusal(tool, a).is_none())
+                .collect();
+            if kept.is_empty() {
+                continue;
+            }
+            let names: Vec<&'static str> = kept.iter().map(|a| a.name).collect();
+            let mut actions: Vec<ActionSpec> = kept.into_iter().cloned().collect();
+            if let Some(help_action) = tool.action("help") {
+                actions.push(restrict_help(help_action, &names));
+            }
+            let actions: &'static [ActionSpec] = Box::leak(actions.into_boxed_slice());
+            let example = if example_still_valid(tool.example, &names) {
+                tool.example
+            } else {
+                Box::leak(help::example(&actions[0]).into_boxed_str())
+            };
+            out.push(ToolSpec {
+                name: tool.name,
+                title: tool.title,
+                summary: tool.summary,
+                example,
+                actions,
+            });
+        }
+        Box::leak(out.into_boxed_slice())
+    }
+
+    fn is_unrestricted(&self) -> bool {
+        self.access == Access::Full
+            && self.tools.is_empty()
+            && self.allow.is_empty()
+            && self.deny.is_empty()
+    }
+}
+
+/// `help` whose `action` parameter lists only the actions left.
+fn restrict_help(help_action: &ActionSpec, names: &[&'static str]) -> ActionSpec {
+    let allowed: &'static [&'static str] = Box::leak(names.to_vec().into_boxed_slice());
+    let params: Vec<ParamSpec> = help_action
+        .params
+        .iter()
+        .map(|p| ParamSpec {
+            allowed,
+            ..p.clone()
+        })
+        .collect();
+    ActionSpec {
+        params: Box::leak(params.into_boxed_slice()),
+        ..help_action.clone()
+    }
+}
+
+fn example_still_valid(example: &str, names: &[&str]) -> bool {
+    serde_json::from_str::<serde_json::Value>(example)
+        .ok()
+        .and_then(|v| {
+            v.get("action")
+                .and_then(|a| a.as_str())
+                .map(|a| names.contains(&a))
+        })
+        .unwrap_or(false)
+}
