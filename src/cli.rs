@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use clap::builder::BoolishValueParser;
 use clap::{Args, Parser, Subcommand};
 
 use crate::config::{self, AuthScheme, Config, ConfigError, Retry, Secret};
@@ -59,12 +60,12 @@ pub struct GitLabArgs {
     #[arg(long, env = "GITLAB_MCP_MAX_RESPONSE_BYTES", default_value_t = crate::render::DEFAULT_MAX_BYTES, global = true)]
     pub max_response_bytes: usize,
     /// Also send results as structuredContent (doubles the payload; lists are wrapped in an object).
-    #[arg(long, env = "GITLAB_MCP_STRUCTURED_CONTENT", global = true)]
+    #[arg(long, env = "GITLAB_MCP_STRUCTURED_CONTENT", value_parser = BoolishValueParser::new(), global = true)]
     pub structured_content: bool,
 
     /// Reads only: every action that changes GitLab is removed and refused.
     /// Also GITLAB_READ_ONLY_MODE.
-    #[arg(long, env = "GITLAB_READ_ONLY", global = true)]
+    #[arg(long, env = "GITLAB_READ_ONLY", value_parser = BoolishValueParser::new(), global = true)]
     pub read_only: bool,
     /// What the server may do: read-only, no-delete (no destructive action) or full.
     #[arg(
@@ -101,13 +102,13 @@ pub struct GitLabArgs {
     )]
     pub deny_actions: Vec<String>,
     /// Run destructive actions without asking (for unattended agents).
-    #[arg(long = "yes", env = "GITLAB_MCP_AUTO_CONFIRM", global = true)]
+    #[arg(long = "yes", env = "GITLAB_MCP_AUTO_CONFIRM", value_parser = BoolishValueParser::new(), global = true)]
     pub auto_confirm: bool,
     /// Accept `"confirm": true` from the model as confirmation of a destructive action.
-    #[arg(long, env = "GITLAB_MCP_MODEL_CONFIRM", global = true)]
+    #[arg(long, env = "GITLAB_MCP_MODEL_CONFIRM", value_parser = BoolishValueParser::new(), global = true)]
     pub allow_model_confirm: bool,
     /// Send text whose lines start with `/` (GitLab quick actions) without the call opting in.
-    #[arg(long, env = "GITLAB_MCP_ALLOW_QUICK_ACTIONS", global = true)]
+    #[arg(long, env = "GITLAB_MCP_ALLOW_QUICK_ACTIONS", value_parser = BoolishValueParser::new(), global = true)]
     pub allow_quick_actions: bool,
     /// Retries of a request that is safe to repeat (429, 502, 503, 504, connection failures); 0 for none.
     #[arg(
