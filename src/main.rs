@@ -96,8 +96,11 @@ fn engine(cli: &Cli) -> Result<Arc<Engine>, String> {
         .map_err(|e| e.to_string())
 }
 
+/// One thread: a call hops between the stdin reader, the handler, the
+/// HTTP client and the stdout writer, and every hop to another thread
+/// costs a wake-up; GitLab's latency, not CPU, bounds a stdio server.
 fn runtime() -> Result<tokio::runtime::Runtime, String> {
-    tokio::runtime::Builder::new_multi_thread()
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))

@@ -18,6 +18,8 @@ fn tokens(text: &str) -> usize {
 /// GitLab's own answer for the same request, straight from the fake.
 async fn raw_gitlab(h: &Harness, path: &str) -> String {
     let url = format!("{}/api/v4{path}", h.fake.url());
+    // gitlab-mcp builds reqwest with ring as its TLS provider.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::new()
         .get(url)
         .header("PRIVATE-TOKEN", TOKEN)

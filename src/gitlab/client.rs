@@ -40,6 +40,9 @@ pub struct Failed {
 
 impl Client {
     pub fn new(config: &Config) -> Result<Self, ConfigError> {
+        // reqwest is built without a default crypto provider: use ring. A
+        // second install (another client in the same process) is a no-op.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let mut headers = HeaderMap::new();
         if let Some(token) = &config.token {
             let (name, value) = match config.auth {
@@ -168,17 +171,18 @@ impl Client {
         let answer = builder.send().await.map_err(|e| self.network_error(&e))?;
 
         let status = answer.status().as_u16();
-        let headers = answer.headers().clone();
-        let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-        let request_id = header("x-request-id").map(str::to_string);
-        let is_json = header("content-type").is_some_and(|c| c.contains("json"));
-        let retry_after = retry_after(header("retry-after"), header("ratelimit-reset"));
-        let pagination = Pagination::from_headers(header);
-        let body = answer
-            .bytes()
-            .await
-            .map_err(|e| self.network_error(&e))?
-            .to_vec();
+        // Only these header values are kept; the map itself is not copied.
+        let (request_id, is_json, retry_after, pagination) = {
+            let headers = answer.headers();
+            let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+            (
+                header("x-request-id").map(str::to_string),
+                header("content-type").is_some_and(|c| c.contains("json")),
+                retry_after(header("retry-after"), header("ratelimit-reset")),
+                Pagination::from_headers(header),
+            )
+        };
+        let body = answer.bytes().await.map_err(|e| self.network_error(&e))?;
 
         if (200..300).contains(&status) {
             Ok(Response {

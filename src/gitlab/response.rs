@@ -2,11 +2,13 @@
 //! pagination facts and the request id. Header values other than these are
 //! dropped here and never reach any output.
 
+use bytes::Bytes;
+
 /// A successful (2xx) answer.
 #[derive(Debug, Clone)]
 pub struct Response {
     pub status: u16,
-    pub body: Vec<u8>,
+    pub body: Bytes,
     /// True when GitLab said the body is JSON.
     pub is_json: bool,
     pub pagination: Pagination,

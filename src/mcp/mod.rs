@@ -16,7 +16,7 @@ pub async fn serve_stdio(
     engine: Arc<Engine>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let service = GitLabServer::new(engine)
-        .serve(rmcp::transport::stdio())
+        .serve(rmcp::transport::io::stdio_pipes())
         .await?;
     service.waiting().await?;
     Ok(())
