@@ -9,9 +9,10 @@
 //! and long texts are cut to an excerpt; a single resource keeps everything
 //! else, long texts in full.
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 use super::resources;
+use super::tree::Node;
 
 /// Longest excerpt of a long text field in a list.
 pub const EXCERPT_CHARS: usize = 160;
@@ -92,9 +93,12 @@ const DEFAULT_VALUES: &[(&str, &str)] = &[
 ];
 
 /// A count of zero says nothing an agent acts on.
-fn zero_count(key: &str, value: &Value) -> bool {
-    (key.ends_with("_count") || key == "upvotes" || key == "downvotes")
-        && value.as_f64() == Some(0.0)
+fn zero_count(key: &str, value: &Node) -> bool {
+    (key.ends_with("_count") || key == "upvotes" || key == "downvotes") && is_zero(value)
+}
+
+fn is_zero(value: &Node) -> bool {
+    matches!(value, Node::Number(n) if n.as_f64() == Some(0.0))
 }
 
 /// Long free-text fields: kept whole for one resource, cut in a list.
@@ -108,134 +112,148 @@ pub const LONG_TEXT: &[&str] = &[
     "data",
 ];
 
-pub fn compact(value: &Value, kind: &str, in_list: bool) -> Value {
-    match value {
-        Value::Object(map) => {
+pub fn compact<'a>(node: Node<'a>, kind: &str, in_list: bool) -> Node<'a> {
+    match node {
+        Node::Obj(fields) => {
             let summary = if in_list {
                 resources::summary_fields(kind)
             } else {
                 None
             };
-            compact_object(map, summary, in_list, true)
+            compact_object(fields, summary, in_list, true)
         }
-        Value::Array(items) => Value::Array(
+        Node::Arr(items) => Node::Arr(
             items
-                .iter()
+                .into_iter()
                 .map(|v| compact(v, kind, true))
-                .filter(|v| !is_empty(v))
+                .filter(|v| !v.is_empty())
                 .collect(),
         ),
-        other => other.clone(),
+        other => other,
     }
 }
 
-fn compact_object(
-    map: &Map<String, Value>,
+/// Whether a field is dropped whatever its value's shape.
+fn dropped(key: &str, value: &Node, fields: &[(Cow<'_, str>, Node)], top: bool) -> bool {
+    NOISE.contains(&key)
+        || (!top && key == "project_id")
+        || zero_count(key, value)
+        || DEFAULT_VALUES
+            .iter()
+            .any(|(k, v)| *k == key && value.as_str() == Some(v))
+        || key.ends_with("_html")
+        || (key.ends_with("_url") && !KEPT_URLS.contains(&key))
+        || DUPLICATES
+            .iter()
+            .find(|(dup, _)| *dup == key)
+            .is_some_and(|(_, kept)| fields.iter().any(|(k, _)| k == kept))
+}
+
+fn compact_object<'a>(
+    fields: Vec<(Cow<'a, str>, Node<'a>)>,
     summary: Option<&[&str]>,
     in_list: bool,
     top: bool,
-) -> Value {
-    if !top && is_user(map) {
-        return map.get("username").cloned().unwrap_or(Value::Null);
+) -> Node<'a> {
+    if !top && is_user(&fields) {
+        return fields
+            .into_iter()
+            .find(|(k, _)| k == "username")
+            .map_or(Node::Null, |(_, v)| v);
     }
-    let mut out = Map::new();
-    for (key, value) in map {
-        let key = key.as_str();
-        if let Some(fields) = summary
-            && !fields.contains(&key)
-        {
-            continue;
-        }
-        if NOISE.contains(&key)
-            || (!top && key == "project_id")
-            || zero_count(key, value)
-            || DEFAULT_VALUES
-                .iter()
-                .any(|(k, v)| *k == key && value.as_str() == Some(v))
-            || key.ends_with("_html")
-            || (key.ends_with("_url") && !KEPT_URLS.contains(&key))
-            || DUPLICATES
-                .iter()
-                .any(|(dup, kept)| *dup == key && map.contains_key(*kept))
-        {
+    // Decided on the original fields, since duplicates look at siblings.
+    let keep: Vec<bool> = fields
+        .iter()
+        .map(|(key, value)| {
+            summary.is_none_or(|s| s.contains(&key.as_ref())) && !dropped(key, value, &fields, top)
+        })
+        .collect();
+    let mut out = Vec::with_capacity(fields.len());
+    for ((key, value), keep) in fields.into_iter().zip(keep) {
+        if !keep {
             continue;
         }
         let value = match value {
-            Value::Object(inner) if in_list && let Some(reduced) = nested_summary(key, inner) => {
-                reduced
-            }
-            Value::Object(inner) => compact_object(inner, None, in_list, false),
-            Value::Array(items) => Value::Array(
+            Node::Obj(inner) if in_list && nested_reduces(&key) => nested_summary(&key, inner),
+            Node::Obj(inner) => compact_object(inner, None, in_list, false),
+            Node::Arr(items) => Node::Arr(
                 items
-                    .iter()
+                    .into_iter()
                     .map(|v| match v {
-                        Value::Object(inner) => compact_object(inner, None, in_list, false),
-                        other => other.clone(),
+                        Node::Obj(inner) => compact_object(inner, None, in_list, false),
+                        other => other,
                     })
-                    .filter(|v| !is_empty(v))
+                    .filter(|v| !v.is_empty())
                     .collect(),
             ),
-            Value::String(text) if in_list && LONG_TEXT.contains(&key) => {
-                Value::String(excerpt(text))
+            Node::Str(text) if in_list && LONG_TEXT.contains(&key.as_ref()) => {
+                Node::Str(Cow::Owned(excerpt(&text)))
             }
-            Value::Bool(false) if !MEANINGFUL_FALSE.contains(&key) => continue,
-            other => other.clone(),
+            Node::Bool(false) if !MEANINGFUL_FALSE.contains(&key.as_ref()) => continue,
+            other => other,
         };
-        if is_empty(&value) || is_all_zero(&value) {
+        if value.is_empty() || is_all_zero(&value) {
             continue;
         }
-        out.insert(key.to_string(), value);
+        out.push((key, value));
     }
-    Value::Object(out)
+    Node::Obj(out)
+}
+
+fn nested_reduces(key: &str) -> bool {
+    matches!(
+        key,
+        "milestone"
+            | "iteration"
+            | "epic"
+            | "commit"
+            | "last_commit"
+            | "pipeline"
+            | "head_pipeline"
+            | "namespace"
+            | "environment"
+            | "project"
+    )
 }
 
 /// In a list, a nested resource shrinks to what identifies it: a
 /// milestone to its title, a commit to its short id and title, a pipeline
 /// to its id and status, a namespace to its path.
-fn nested_summary(key: &str, inner: &Map<String, Value>) -> Option<Value> {
-    let pick = |fields: &[&str]| {
-        let mut out = Map::new();
-        for f in fields {
-            if let Some(v) = inner.get(*f).filter(|v| !v.is_null()) {
-                out.insert((*f).to_string(), v.clone());
-            }
-        }
-        Value::Object(out)
+fn nested_summary<'a>(key: &str, inner: Vec<(Cow<'a, str>, Node<'a>)>) -> Node<'a> {
+    let pick = |inner: Vec<(Cow<'a, str>, Node<'a>)>, wanted: &[&str]| {
+        Node::Obj(
+            inner
+                .into_iter()
+                .filter(|(k, v)| wanted.contains(&k.as_ref()) && !v.is_empty())
+                .collect(),
+        )
+    };
+    let field = |inner: Vec<(Cow<'a, str>, Node<'a>)>, name: &str| {
+        inner
+            .into_iter()
+            .find(|(k, _)| k == name)
+            .map_or(Node::Null, |(_, v)| v)
     };
     match key {
-        "milestone" | "iteration" | "epic" => inner.get("title").cloned(),
-        "commit" | "last_commit" => Some(pick(&["short_id", "title", "authored_date"])),
-        "pipeline" | "head_pipeline" => Some(pick(&["id", "status"])),
-        "namespace" => inner.get("full_path").cloned(),
-        "environment" => inner.get("name").cloned(),
-        "project" => inner.get("path_with_namespace").cloned(),
-        _ => None,
+        "milestone" | "iteration" | "epic" => field(inner, "title"),
+        "commit" | "last_commit" => pick(inner, &["short_id", "title", "authored_date"]),
+        "pipeline" | "head_pipeline" => pick(inner, &["id", "status"]),
+        "namespace" => field(inner, "full_path"),
+        "environment" => field(inner, "name"),
+        _ => field(inner, "path_with_namespace"),
     }
 }
 
 /// A nested user: GitLab's "basic user" shape.
-fn is_user(map: &Map<String, Value>) -> bool {
-    map.contains_key("username")
-        && map.contains_key("id")
-        && (map.contains_key("avatar_url")
-            || map.contains_key("state")
-            || map.contains_key("web_url"))
-}
-
-fn is_empty(value: &Value) -> bool {
-    match value {
-        Value::Null => true,
-        Value::String(s) => s.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.is_empty(),
-        _ => false,
-    }
+fn is_user(fields: &[(Cow<'_, str>, Node)]) -> bool {
+    let has = |name: &str| fields.iter().any(|(k, _)| k == name);
+    has("username") && has("id") && (has("avatar_url") || has("state") || has("web_url"))
 }
 
 /// `{"count": 0, "completed_count": 0}`: nothing to say.
-fn is_all_zero(value: &Value) -> bool {
+fn is_all_zero(value: &Node) -> bool {
     match value {
-        Value::Object(o) => o.values().all(|v| v.as_f64() == Some(0.0)),
+        Node::Obj(fields) => fields.iter().all(|(_, v)| is_zero(v)),
         _ => false,
     }
 }

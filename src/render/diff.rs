@@ -2,22 +2,24 @@
 //! then the unified diff. Within the cap; the files left out are listed
 //! with how to fetch one (`file`).
 
-use serde_json::Value;
+use super::tree::Node;
 
 /// One line per file: `src/main.rs (modified, +2 -1)`.
-fn header(d: &Value) -> String {
-    let new = d["new_path"].as_str().unwrap_or_default();
-    let old = d["old_path"].as_str().unwrap_or(new);
-    let change = if d["new_file"] == true {
+fn header(d: &Node) -> String {
+    let text_of = |key: &str| d.get(key).and_then(Node::as_str);
+    let flag = |key: &str| d.get(key) == Some(&Node::Bool(true));
+    let new = text_of("new_path").unwrap_or_default();
+    let old = text_of("old_path").unwrap_or(new);
+    let change = if flag("new_file") {
         "added"
-    } else if d["deleted_file"] == true {
+    } else if flag("deleted_file") {
         "deleted"
-    } else if d["renamed_file"] == true {
+    } else if flag("renamed_file") {
         "renamed"
     } else {
         "modified"
     };
-    let text = d["diff"].as_str().unwrap_or_default();
+    let text = text_of("diff").unwrap_or_default();
     let added = text
         .lines()
         .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
@@ -34,13 +36,14 @@ fn header(d: &Value) -> String {
     format!("{name} ({change}, +{added} -{removed})")
 }
 
-fn matches(d: &Value, file: &str) -> bool {
-    d["new_path"].as_str() == Some(file) || d["old_path"].as_str() == Some(file)
+fn matches(d: &Node, file: &str) -> bool {
+    let path = |key: &str| d.get(key).and_then(Node::as_str);
+    path("new_path") == Some(file) || path("old_path") == Some(file)
 }
 
 /// The diffs within `cap`, or only `file`'s; `Err` when `file` is not there.
-pub fn render(diffs: &[Value], file: Option<&str>, cap: usize) -> Result<String, String> {
-    let chosen: Vec<&Value> = match file {
+pub fn render(diffs: &[Node], file: Option<&str>, cap: usize) -> Result<String, String> {
+    let chosen: Vec<&Node> = match file {
         Some(f) => diffs.iter().filter(|d| matches(d, f)).collect(),
         None => diffs.iter().collect(),
     };
@@ -61,7 +64,7 @@ pub fn render(diffs: &[Value], file: Option<&str>, cap: usize) -> Result<String,
     let mut left_out: Vec<String> = Vec::new();
     for d in chosen {
         let head = header(d);
-        let body = d["diff"].as_str().unwrap_or_default();
+        let body = d.get("diff").and_then(Node::as_str).unwrap_or_default();
         let block = format!("=== {head}\n{body}");
         if !left_out.is_empty() || out.len() + block.len() + 1 > cap {
             if out.is_empty() {

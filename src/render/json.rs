@@ -1,60 +1,62 @@
 //! JSON answers as text: one compact object, or one object per line for a
 //! list, within the size cap. `fields` and `raw` choose what is kept.
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 use super::compact;
+use super::tree::Node;
 use crate::dispatch::View;
 
 /// What an object becomes under the view: raw, the chosen fields, or the
 /// compact default.
-pub fn shape(item: &Value, kind: &str, in_list: bool, view: &View) -> Value {
+pub fn shape<'a>(item: Node<'a>, kind: &str, in_list: bool, view: &View) -> Node<'a> {
     match (&view.fields, view.raw) {
         (Some(fields), raw) => pick(item, fields, raw),
-        (None, true) => item.clone(),
+        (None, true) => item,
         (None, false) => compact::compact(item, kind, in_list),
     }
 }
 
 /// The chosen fields, in the order asked; long texts in full.
-fn pick(item: &Value, fields: &[String], raw: bool) -> Value {
-    let Value::Object(map) = item else {
-        return item.clone();
+fn pick<'a>(item: Node<'a>, wanted: &[String], raw: bool) -> Node<'a> {
+    let Node::Obj(mut fields) = item else {
+        return item;
     };
-    let mut out = Map::new();
-    for field in fields {
-        if let Some(value) = map.get(field) {
-            let value = if raw {
-                value.clone()
-            } else {
-                // Generic rules only: users become usernames, noise goes.
-                let wrapped = Value::Object(Map::from_iter([(field.clone(), value.clone())]));
-                match compact::compact(&wrapped, "", false) {
-                    Value::Object(mut m) => m.remove(field).unwrap_or(Value::Null),
-                    _ => Value::Null,
-                }
-            };
-            out.insert(field.clone(), value);
-        }
+    let mut out = Vec::with_capacity(wanted.len());
+    for name in wanted {
+        let Some(i) = fields.iter().position(|(k, _)| k == name) else {
+            continue;
+        };
+        let (key, value) = fields.swap_remove(i);
+        let value = if raw {
+            value
+        } else {
+            // Generic rules only: users become usernames, noise goes.
+            match compact::compact(Node::Obj(vec![(key.clone(), value)]), "", false) {
+                Node::Obj(mut m) if !m.is_empty() => m.remove(0).1,
+                _ => Node::Null,
+            }
+        };
+        out.push((Cow::Owned(name.clone()), value));
     }
-    Value::Object(out)
+    Node::Obj(out)
 }
 
 /// Field names asked for that no object has, with the names there are.
-pub fn unknown_fields(items: &[&Value], view: &View) -> Option<String> {
+pub fn unknown_fields(items: &[&Node], view: &View) -> Option<String> {
     let fields = view.fields.as_ref()?;
     let missing: Vec<&str> = fields
         .iter()
-        .filter(|f| !items.iter().any(|i| i.get(f.as_str()).is_some()))
+        .filter(|f| !items.iter().any(|i| i.get(f).is_some()))
         .map(String::as_str)
         .collect();
     if missing.is_empty() || items.is_empty() {
         return None;
     }
-    let available: Vec<&str> = items[0]
-        .as_object()
-        .map(|m| m.keys().map(String::as_str).collect())
-        .unwrap_or_default();
+    let available: Vec<&str> = match items[0] {
+        Node::Obj(fields) => fields.iter().map(|(k, _)| k.as_ref()).collect(),
+        _ => Vec::new(),
+    };
     Some(format!(
         "[no field {}; fields here: {}]",
         missing.join(", "),
@@ -62,12 +64,12 @@ pub fn unknown_fields(items: &[&Value], view: &View) -> Option<String> {
     ))
 }
 
-/// One object per line until the cap; says how many were left out.
-pub fn list_text(shown: &[Value], cap: usize) -> (String, usize) {
+/// One object per line until the cap; says how many fit.
+pub fn list_text(shown: &[Node], cap: usize) -> (String, usize) {
     let mut text = String::new();
     let mut count = 0;
     for item in shown {
-        let line = item.to_string();
+        let line = item.to_text();
         if !text.is_empty() && text.len() + line.len() + 1 > cap {
             break;
         }
@@ -83,35 +85,35 @@ pub fn list_text(shown: &[Value], cap: usize) -> (String, usize) {
 
 /// One object within the cap: if it is too long, its longest texts are
 /// shortened, and the note says which.
-pub fn object_text(value: &mut Value, cap: usize) -> (String, Option<String>) {
-    let mut text = value.to_string();
+pub fn object_text(value: &mut Node, cap: usize) -> (String, Option<String>) {
+    let mut text = value.to_text();
     if text.len() <= cap {
         return (text, None);
     }
     let mut cut = Vec::new();
     while text.len() > cap {
-        let Some(Value::Object(map)) = Some(&mut *value) else {
-            break;
-        };
-        let longest = map
-            .iter()
-            .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.len())))
-            .max_by_key(|(_, len)| *len);
-        let Some((key, len)) = longest else { break };
+        let Node::Obj(fields) = value else { break };
+        let longest = fields
+            .iter_mut()
+            .filter_map(|(k, v)| match v {
+                Node::Str(s) => Some((k.to_string(), s)),
+                _ => None,
+            })
+            .max_by_key(|(_, s)| s.len());
+        let Some((key, s)) = longest else { break };
+        let len = s.len();
         let excess = text.len() - cap + 64;
         if excess >= len {
-            map.insert(key.clone(), Value::String("…".into()));
+            *s = Cow::Borrowed("…");
         } else {
-            let s = map[&key].as_str().unwrap_or_default();
             let mut keep = len - excess;
             while !s.is_char_boundary(keep) {
                 keep -= 1;
             }
-            let shortened = format!("{}…", &s[..keep]);
-            map.insert(key.clone(), Value::String(shortened));
+            *s = Cow::Owned(format!("{}…", &s[..keep]));
         }
         cut.push(format!("`{key}` ({len} bytes)"));
-        text = value.to_string();
+        text = value.to_text();
     }
     (
         text,

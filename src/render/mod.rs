@@ -15,13 +15,15 @@ mod json;
 mod pagination;
 mod resources;
 mod text;
+mod tree;
 mod zip_listing;
 
-pub use compact::compact;
 pub use failure::{Context, failure};
 pub use pagination::pagination_line;
 
 use serde_json::{Map, Value, json};
+
+use tree::Node;
 
 use crate::catalog::{Returns, Special, TextStart};
 use crate::dispatch::ValidatedCall;
@@ -69,8 +71,7 @@ impl Rendered {
 pub fn success(call: &ValidatedCall, response: &Response, options: Options) -> Rendered {
     let cap = options.max_bytes;
     let body = || String::from_utf8_lossy(&response.body);
-    let json = || serde_json::from_slice::<Value>(&response.body).ok();
-    let mut rendered = match (call.action.returns, json()) {
+    let mut rendered = match (call.action.returns, Node::parse(&response.body)) {
         _ if call.action.special == Some(Special::ArtifactList) => {
             match zip_listing::listing(&response.body) {
                 Some(listing) => Rendered::text(text::window(
@@ -93,7 +94,7 @@ pub fn success(call: &ValidatedCall, response: &Response, options: Options) -> R
             "Done: {} {} succeeded (HTTP {}).",
             call.tool.name, call.action.name, response.status
         )),
-        (Returns::List("diff"), Some(Value::Array(diffs)))
+        (Returns::List("diff"), Some(Node::Arr(diffs)))
             if !call.view.raw && call.view.fields.is_none() =>
         {
             match diff::render(&diffs, call.view.file.as_deref(), cap) {
@@ -105,17 +106,12 @@ pub fn success(call: &ValidatedCall, response: &Response, options: Options) -> R
                 },
             }
         }
-        (Returns::List(kind), Some(Value::Array(items))) => {
-            list(call, kind, &items, &response.pagination, cap)
+        (Returns::List(kind), Some(Node::Arr(items))) => {
+            list(call, kind, items, &response.pagination, options)
         }
-        (Returns::One(kind) | Returns::List(kind), Some(value)) => one(call, kind, value, cap),
-        (Returns::Nothing, Some(value)) => one(call, "", value, cap),
-        (_, None) => Rendered::text(text::window(
-            &body(),
-            None,
-            crate::catalog::TextStart::Head,
-            cap,
-        )),
+        (Returns::One(kind) | Returns::List(kind), Some(node)) => one(call, kind, node, options),
+        (Returns::Nothing, Some(node)) => one(call, "", node, options),
+        (_, None) => Rendered::text(text::window(&body(), None, TextStart::Head, cap)),
     };
     if matches!(call.action.returns, Returns::List(_))
         && let Some(line) = pagination_line(call, &response.pagination)
@@ -123,66 +119,68 @@ pub fn success(call: &ValidatedCall, response: &Response, options: Options) -> R
         rendered.text.push('\n');
         rendered.text.push_str(&line);
     }
-    if !options.structured {
-        rendered.structured = None;
-    }
     rendered
 }
 
 fn list(
     call: &ValidatedCall,
     kind: &str,
-    items: &[Value],
+    items: Vec<Node>,
     pagination: &Pagination,
-    cap: usize,
+    options: Options,
 ) -> Rendered {
-    let shown: Vec<Value> = items
-        .iter()
+    let cap = options.max_bytes;
+    let note = {
+        let refs: Vec<&Node> = items.iter().collect();
+        json::unknown_fields(&refs, &call.view)
+    };
+    let total = items.len();
+    let shown: Vec<Node> = items
+        .into_iter()
         .map(|i| json::shape(i, kind, true, &call.view))
         .collect();
     let (mut text, count) = json::list_text(&shown, cap);
-    if items.is_empty() {
+    if total == 0 {
         text = "[]".to_string();
     }
-    if count < shown.len() {
+    if count < total {
         text.push_str(&format!(
-            "\n[cut at the {} KB response cap: {count} of {} items shown; ask for fewer with per_page, or for less with fields]",
-            cap / 1024,
-            shown.len()
+            "\n[cut at the {} KB response cap: {count} of {total} items shown; ask for fewer with per_page, or for less with fields]",
+            cap / 1024
         ));
     }
-    let refs: Vec<&Value> = items.iter().collect();
-    if let Some(note) = json::unknown_fields(&refs, &call.view) {
+    if let Some(note) = note {
         text.push('\n');
         text.push_str(&note);
     }
+    // Built only when asked for: it doubles the work and the payload.
+    let structured = options.structured.then(|| {
+        let items: Vec<Value> = shown[..count].iter().map(Node::to_value).collect();
+        json!({ "items": items, "pagination": pagination_json(pagination) })
+    });
     Rendered {
         text,
-        structured: Some(
-            json!({ "items": &shown[..count], "pagination": pagination_json(pagination) }),
-        ),
+        structured,
         is_error: false,
     }
 }
 
-fn one(call: &ValidatedCall, kind: &str, mut value: Value, cap: usize) -> Rendered {
+fn one(call: &ValidatedCall, kind: &str, mut node: Node, options: Options) -> Rendered {
+    let cap = options.max_bytes;
     if !call.view.raw {
-        decode_file_content(&mut value);
+        decode_file_content(&mut node);
     }
+    let note = json::unknown_fields(&[&node], &call.view);
     // Diffs inside an object (compare, merge request changes) are shown as
     // diffs after the object.
     let diffs = if call.view.raw || call.view.fields.is_some() {
         None
     } else {
-        take_diffs(&mut value)
+        take_diffs(&mut node)
     };
-    let mut shown = json::shape(&value, kind, false, &call.view);
-    let (mut text, note) = json::object_text(&mut shown, cap);
-    if let Some(note) = note {
-        text.push('\n');
-        text.push_str(&note);
-    }
-    if let Some(note) = json::unknown_fields(&[&value], &call.view) {
+    let mut shown = json::shape(node, kind, false, &call.view);
+    let (mut text, cut) = json::object_text(&mut shown, cap);
+    for note in [cut, note].into_iter().flatten() {
         text.push('\n');
         text.push_str(&note);
     }
@@ -203,36 +201,32 @@ fn one(call: &ValidatedCall, kind: &str, mut value: Value, cap: usize) -> Render
     }
     Rendered {
         text,
-        structured: Some(shown),
+        structured: options.structured.then(|| shown.to_value()),
         is_error,
     }
 }
 
 /// GitLab sends file contents in base64; a text file is shown as text.
-fn decode_file_content(value: &mut Value) {
-    let Some(map) = value.as_object_mut() else {
-        return;
-    };
-    if map.get("encoding").and_then(Value::as_str) != Some("base64") {
+fn decode_file_content(node: &mut Node) {
+    if node.get("encoding").and_then(Node::as_str) != Some("base64") {
         return;
     }
-    let Some(content) = map.get("content").and_then(Value::as_str) else {
+    let Some(content) = node.get("content").and_then(Node::as_str) else {
         return;
     };
     let decoded =
         crate::gitlab::request::decode_base64(content).and_then(|b| String::from_utf8(b).ok());
     if let Some(text) = decoded {
-        map.insert("content".into(), Value::String(text));
-        map.insert("encoding".into(), Value::String("text".into()));
+        node.set("content", Node::Str(text.into()));
+        node.set("encoding", Node::Str("text".into()));
     }
 }
 
-fn take_diffs(value: &mut Value) -> Option<Vec<Value>> {
-    let map = value.as_object_mut()?;
+fn take_diffs<'a>(node: &mut Node<'a>) -> Option<Vec<Node<'a>>> {
     for key in ["diffs", "changes"] {
-        if let Some(Value::Array(_)) = map.get(key) {
-            return match map.remove(key) {
-                Some(Value::Array(items)) => Some(items),
+        if let Some(Node::Arr(_)) = node.get(key) {
+            return match node.take(key) {
+                Some(Node::Arr(items)) => Some(items),
                 _ => None,
             };
         }
