@@ -5,8 +5,8 @@ use axum::extract::{Path, State};
 use axum::routing::get;
 use serde_json::Value;
 
-use super::{Ctx, Reply, id, visible, writable};
-use crate::db::{Db, Issue, Note, sha};
+use super::{Ctx, Reply, id, new_note, visible, writable};
+use crate::db::{Db, Issue, Note};
 use crate::{App, http, lock, objects};
 
 const STATES: &[&str] = &["opened", "closed", "all"];
@@ -258,18 +258,7 @@ async fn create_note(
     let mut db = lock(&app.db);
     let p = writable(&db, &pid, &ctx)?;
     let i = find(&db, p, &iid)?;
-    let body = ctx.require("body")?;
-    let id = db.next_id();
-    let now = db.now();
-    let note = Note {
-        id,
-        body,
-        author_id: ctx.auth.expect("writable has a user").user_id,
-        created_at: now,
-        system: false,
-        internal: ctx.flag("internal").unwrap_or(false),
-        discussion_id: sha(id),
-    };
+    let note = new_note(&mut db, &ctx)?;
     db.projects[p].issues[i].notes.push(note);
     let project = &db.projects[p];
     let issue = &project.issues[i];

@@ -6,8 +6,8 @@ use axum::extract::{Path, State};
 use axum::routing::{get, post, put};
 use serde_json::{Value, json};
 
-use super::{Ctx, Reply, id, visible, writable};
-use crate::db::{Db, MergeRequest, Note, sha};
+use super::{Ctx, Reply, id, new_note, visible, writable};
+use crate::db::{Db, MergeRequest, sha};
 use crate::{App, http, lock, objects};
 
 pub fn routes() -> Router<App> {
@@ -332,18 +332,7 @@ async fn create_note(
     let mut db = lock(&app.db);
     let p = writable(&db, &pid, &ctx)?;
     let m = find(&db, p, &iid)?;
-    let body = ctx.require("body")?;
-    let id = db.next_id();
-    let now = db.now();
-    let note = Note {
-        id,
-        body,
-        author_id: ctx.auth.expect("writable has a user").user_id,
-        created_at: now,
-        system: false,
-        internal: ctx.flag("internal").unwrap_or(false),
-        discussion_id: sha(id),
-    };
+    let note = new_note(&mut db, &ctx)?;
     db.projects[p].merge_requests[m].notes.push(note);
     let project = &db.projects[p];
     let mr = &project.merge_requests[m];

@@ -183,6 +183,22 @@ pub fn writable(db: &Db, id: &str, ctx: &Ctx) -> Result<usize, Response> {
     Ok(index)
 }
 
+/// A new comment from the request: `body` required (Grape's `requires`),
+/// `internal` optional (docs: notes API). The caller is a writer.
+pub fn new_note(db: &mut Db, ctx: &Ctx) -> Result<crate::db::Note, Response> {
+    let body = ctx.require("body")?;
+    let id = db.next_id();
+    Ok(crate::db::Note {
+        id,
+        body,
+        author_id: ctx.auth.expect("writable has a user").user_id,
+        created_at: db.now(),
+        system: false,
+        internal: ctx.flag("internal").unwrap_or(false),
+        discussion_id: crate::db::sha(id),
+    })
+}
+
 /// Parse a numeric path segment; GitLab's router answers 404 otherwise.
 pub fn id(segment: &str) -> Result<u64, Response> {
     segment.parse().map_err(|_| http::no_route())
