@@ -20,7 +20,7 @@ pub struct ToolSpec {
 pub struct ActionSpec {
     pub name: &'static str,
     pub summary: &'static str,
-    /// How the action is carried out: one REST call, or a Rust handler.
+    /// How the action is carried out: a REST call, or answered locally.
     pub route: Route,
     pub read_only: bool,
     pub destructive: bool,

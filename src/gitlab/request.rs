@@ -234,15 +234,13 @@ pub fn encode_into(out: &mut String, text: &str) {
     }
 }
 
-pub fn encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 8);
-    encode_into(&mut out, text);
-    out
-}
-
 #[cfg(test)]
 mod tests {
-    use super::encode;
+    fn encode(text: &str) -> String {
+        let mut out = String::new();
+        super::encode_into(&mut out, text);
+        out
+    }
 
     #[test]
     fn base64_decodes_with_and_without_padding() {
