@@ -307,3 +307,147 @@ async fn structured_content_is_off_by_default_and_wraps_lists_when_on() {
     assert_eq!(structured["pagination"]["per_page"], 2);
     h.stop().await;
 }
+
+/// Every resource kind the fake serves, in a list and alone: the compact
+/// answer keeps what identifies each item, drops the noise, and costs less
+/// than GitLab's JSON for the same request.
+#[tokio::test]
+async fn every_resource_kind_renders_compactly() {
+    let cases: &[(&str, Value, &[&str])] = &[
+        (
+            "gitlab_merge_request",
+            json!({"action": "list", "params": {"project_id": 1}}),
+            &[
+                "\"iid\":1",
+                "\"source_branch\":\"feature/orders-v2\"",
+                "\"author\":",
+                "\"web_url\"",
+            ],
+        ),
+        (
+            "gitlab_merge_request",
+            json!({"action": "get", "params": {"project_id": 1, "merge_request_iid": 1}}),
+            &["\"description\":", "\"reviewers\":[\"bob\"]"],
+        ),
+        (
+            "gitlab_issue",
+            json!({"action": "note_list", "params": {"project_id": 1, "issue_iid": 2}}),
+            &["\"body\":\"I can reproduce", "\"author\":"],
+        ),
+        (
+            "gitlab_merge_request",
+            json!({"action": "discussion_list", "params": {"project_id": 1, "merge_request_iid": 1}}),
+            &["\"notes\":[{", "\"author\":\"bob\""],
+        ),
+        (
+            "gitlab_pipeline",
+            json!({"action": "list", "params": {"project_id": 1}}),
+            &["\"id\":1003", "\"status\":\"running\""],
+        ),
+        (
+            "gitlab_pipeline",
+            json!({"action": "job_list", "params": {"project_id": 1, "pipeline_id": 1001}}),
+            &["\"name\":\"build\"", "\"pipeline\":{\"id\":1001"],
+        ),
+        (
+            "gitlab_project",
+            json!({"action": "list", "params": {}}),
+            &["\"path_with_namespace\":\"acme/platform/api\""],
+        ),
+        (
+            "gitlab_project",
+            json!({"action": "get", "params": {"project_id": 1}}),
+            &["\"namespace\":", "\"default_branch\":\"main\""],
+        ),
+        (
+            "gitlab_group",
+            json!({"action": "list", "params": {}}),
+            &["\"full_path\":\"acme/platform\""],
+        ),
+        (
+            "gitlab_user",
+            json!({"action": "get", "params": {"user_id": 2}}),
+            &["\"username\":\"bob\""],
+        ),
+        (
+            "gitlab_repository",
+            json!({"action": "branch_list", "params": {"project_id": 1}}),
+            &["\"name\":\"main\"", "\"commit\":{\"short_id\""],
+        ),
+        (
+            "gitlab_repository",
+            json!({"action": "tag_list", "params": {"project_id": 1}}),
+            &["\"name\":\"v1.0.0\""],
+        ),
+        (
+            "gitlab_repository",
+            json!({"action": "commit_list", "params": {"project_id": 1}}),
+            &["\"short_id\":", "\"title\":\"Change"],
+        ),
+        (
+            "gitlab_release",
+            json!({"action": "list", "params": {"project_id": 1}}),
+            &["\"tag_name\":\"v1.0.0\"", "\"author\":\"alice\""],
+        ),
+        (
+            "gitlab_milestone",
+            json!({"action": "list", "params": {"project_id": 1}}),
+            &["\"title\":\"v1.2\""],
+        ),
+        (
+            "gitlab_label",
+            json!({"action": "list", "params": {"project_id": 1}}),
+            &["\"name\":\"bug\"", "\"color\":"],
+        ),
+        (
+            "gitlab_wiki",
+            json!({"action": "get", "params": {"project_id": 1, "slug": "home"}}),
+            &["\"content\":\"# Acme API wiki"],
+        ),
+        (
+            "gitlab_snippet",
+            json!({"action": "project_list", "params": {"project_id": 1}}),
+            &["\"title\":\"Refund script\""],
+        ),
+        (
+            "gitlab_search",
+            json!({"action": "project", "params": {"project_id": 1, "scope": "issues", "search": "dashboard"}}),
+            &["\"title\":\"Dashboard crashes"],
+        ),
+        (
+            "gitlab_environment",
+            json!({"action": "list", "params": {"project_id": 1}}),
+            &["\"name\":\"production\""],
+        ),
+        (
+            "gitlab_package",
+            json!({"action": "list", "params": {"project_id": 1}}),
+            &["\"name\":\"acme-api-client\""],
+        ),
+    ];
+    let h = Harness::start(Lifecycle::Initialize).await;
+    for (tool, call, expected) in cases {
+        let compact = h.ok(tool, call.clone()).await;
+        let mut raw_call = call.clone();
+        raw_call["raw"] = json!(true);
+        let raw = h.ok(tool, raw_call).await;
+        for e in *expected {
+            assert!(
+                compact.contains(e),
+                "{tool} {call}: {e:?} missing in\n{compact}"
+            );
+        }
+        for noise in ["avatar_url", "\"_links\"", "_html\"", ":null"] {
+            assert!(
+                !compact.contains(noise),
+                "{tool} {call}: {noise} left in\n{compact}"
+            );
+        }
+        let (ours, theirs) = (tokens(&compact), tokens(&raw));
+        assert!(
+            ours < theirs,
+            "{tool} {call}: {ours} tokens, not below GitLab's {theirs}"
+        );
+    }
+    h.stop().await;
+}
