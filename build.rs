@@ -201,7 +201,7 @@ fn expand(a: &ActionDef, shared: &SharedFile, file: &Path) -> Action {
     // Where a parameter goes when the entry does not say: GitLab reads the
     // query string of GET and DELETE requests and the body of the others.
     let default_location = match method.as_deref() {
-        Some("POST" | "PUT") => "body",
+        Some("POST" | "PUT" | "PATCH") => "body",
         _ => "query",
     };
     for p in &mut params {
@@ -323,6 +323,7 @@ fn emit_action(out: &mut String, a: &Action, file: &Path) {
                 "GET" => "Get",
                 "POST" => "Post",
                 "PUT" => "Put",
+                "PATCH" => "Patch",
                 "DELETE" => "Delete",
                 other => panic!("{here}: unsupported HTTP method {other}"),
             };

@@ -140,7 +140,7 @@ impl Engine {
         tracing::debug!(tool = tool.name, action = call.action.name, method = request.method.as_str(), path = %request.path, "request");
         let repeatable = match request.method {
             Method::Get => true,
-            Method::Put | Method::Delete => call.action.idempotent,
+            Method::Put | Method::Patch | Method::Delete => call.action.idempotent,
             Method::Post => false,
         };
         Ok(Outcome::Done(

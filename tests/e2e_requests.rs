@@ -186,3 +186,16 @@ async fn help_answers_locally_without_a_request() {
     assert!(h.requests().is_empty());
     h.stop().await;
 }
+
+#[tokio::test]
+async fn patch_updates_a_protected_branch() {
+    let h = Harness::start(Lifecycle::Initialize).await;
+    let text = h
+        .ok("gitlab_repository", json!({"action": "protected_branch_update", "params": {"project_id": 1, "branch": "release/1.0", "allow_force_push": true}}))
+        .await;
+    assert!(text.contains("\"allow_force_push\":true"), "{text}");
+    let request = h.only_request();
+    assert_eq!(request.line(), "PATCH /api/v4/projects/1/protected_branches/release%2F1.0");
+    assert_eq!(request.json(), json!({"allow_force_push": true}));
+    h.stop().await;
+}

@@ -231,6 +231,8 @@ pub struct Branch {
     pub name: String,
     pub commit_sha: String,
     pub protected: bool,
+    /// Of a protected branch: whoever may push may also force push.
+    pub allow_force_push: bool,
 }
 
 pub struct Tag {
@@ -433,6 +435,7 @@ fn seed_small_project(
         name: "main".into(),
         commit_sha: commit.id.clone(),
         protected: true,
+        allow_force_push: false,
     });
     p.commits.push(commit);
     p.files.insert("README.md".into(), format!("# {path}\n"));
@@ -529,6 +532,7 @@ fn seed_api_project(db: &mut Db) -> Project {
             name: name.into(),
             commit_sha: head.clone(),
             protected,
+            allow_force_push: false,
         });
     }
     p.tags.push(Tag {

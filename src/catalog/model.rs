@@ -82,6 +82,7 @@ pub enum Method {
     Get,
     Post,
     Put,
+    Patch,
     Delete,
 }
 
@@ -91,6 +92,7 @@ impl Method {
             Method::Get => "GET",
             Method::Post => "POST",
             Method::Put => "PUT",
+            Method::Patch => "PATCH",
             Method::Delete => "DELETE",
         }
     }

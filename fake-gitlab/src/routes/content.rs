@@ -552,6 +552,7 @@ async fn create_commit(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx
             name: branch,
             commit_sha: new_sha,
             protected: false,
+            allow_force_push: false,
         }),
     }
     let project = &db.projects[p];

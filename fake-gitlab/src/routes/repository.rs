@@ -35,6 +35,10 @@ pub fn routes() -> Router<App> {
         )
         .route(&format!("{r}/files/{{file_path}}/raw"), get(raw_file))
         .route(&format!("{r}/tree"), get(tree))
+        .route(
+            "/api/v4/projects/{id}/protected_branches/{branch}",
+            get(protected_branch).patch(update_protected_branch),
+        )
         .route(&format!("{r}/compare"), get(compare))
 }
 
@@ -108,6 +112,7 @@ async fn create_branch(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx
         name,
         commit_sha,
         protected: false,
+        allow_force_push: false,
     });
     let project = &db.projects[p];
     Ok(http::created(objects::branch(
@@ -419,4 +424,54 @@ async fn compare(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> R
         "compare_same_ref": a.id == b.id,
         "web_url": format!("{}/{}/-/compare/{}...{}", db.host, p.path_with_namespace, a.id, b.id),
     })))
+}
+
+/// A protected branch (docs: protected branches API); Maintainers push and
+/// merge in the seed.
+fn protected_json(b: &Branch) -> Value {
+    let level = |id: u64| json!([{"id": id, "access_level": 40, "access_level_description": "Maintainers", "deploy_key_id": null, "user_id": null, "group_id": null}]);
+    json!({
+        "id": b.name.len() as u64 + 700,
+        "name": b.name,
+        "push_access_levels": level(1),
+        "merge_access_levels": level(2),
+        "unprotect_access_levels": [],
+        "allow_force_push": b.allow_force_push,
+        "code_owner_approval_required": false,
+        "inherited": false,
+    })
+}
+
+async fn protected_branch(
+    State(app): State<App>,
+    Path((pid, name)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &pid, &ctx)?];
+    let b = p
+        .branches
+        .iter()
+        .find(|b| b.name == name && b.protected)
+        .ok_or_else(|| not_found("Protected Branch"))?;
+    Ok(http::ok(protected_json(b)))
+}
+
+/// `PATCH /protected_branches/:name` (docs: "Update a protected branch").
+async fn update_protected_branch(
+    State(app): State<App>,
+    Path((pid, name)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let mut db = lock(&app.db);
+    let p = writable(&db, &pid, &ctx)?;
+    let b = db.projects[p]
+        .branches
+        .iter_mut()
+        .find(|b| b.name == name && b.protected)
+        .ok_or_else(|| not_found("Protected Branch"))?;
+    if let Some(force) = ctx.flag("allow_force_push") {
+        b.allow_force_push = force;
+    }
+    Ok(http::ok(protected_json(b)))
 }
