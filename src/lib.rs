@@ -5,8 +5,14 @@
 //! - `dispatch`: arguments → validated call, or an error that teaches (pure).
 //! - `gitlab`: validated call → HTTP request → GitLab's answer (the only
 //!   module that knows reqwest).
-//! - `render`: GitLab's answer → text for a model.
+//! - `render`: GitLab's answer → text for a model, within a size cap.
+//! - `policy`: what the operator allows (access, filters, confirmation,
+//!   quick actions), applied to the catalog at start-up.
+//! - `engine`: one call through all of the above, shared by the MCP server
+//!   and the `call` command.
 //! - `mcp`: the rmcp glue (the only module that knows rmcp).
+//! - `cli`, `config`, `tokens`: the command line, its one `Config`, and the
+//!   cl100k token count of the tool list.
 
 pub mod catalog;
 pub mod cli;

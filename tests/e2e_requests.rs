@@ -195,7 +195,10 @@ async fn patch_updates_a_protected_branch() {
         .await;
     assert!(text.contains("\"allow_force_push\":true"), "{text}");
     let request = h.only_request();
-    assert_eq!(request.line(), "PATCH /api/v4/projects/1/protected_branches/release%2F1.0");
+    assert_eq!(
+        request.line(),
+        "PATCH /api/v4/projects/1/protected_branches/release%2F1.0"
+    );
     assert_eq!(request.json(), json!({"allow_force_push": true}));
     h.stop().await;
 }
