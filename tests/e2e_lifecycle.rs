@@ -153,3 +153,41 @@ async fn an_unknown_tool_is_a_protocol_error_naming_the_closest_tool() {
     assert!(h.requests().is_empty());
     h.stop().await;
 }
+
+#[tokio::test]
+async fn every_envelope_key_the_server_reads_is_in_the_schema() {
+    // Clients that validate arguments against the schema must not block
+    // the keys the server's own messages ask for.
+    let h = Harness::start(Lifecycle::Initialize).await;
+    let tools = h.client.list_all_tools().await.unwrap();
+    let props = |name: &str| {
+        let tool = tools.iter().find(|t| t.name == name).unwrap();
+        tool.input_schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let issue = props("gitlab_issue");
+    for key in [
+        "action",
+        "params",
+        "fields",
+        "raw",
+        "confirm",
+        "quick_actions",
+    ] {
+        assert!(
+            issue.contains(&key.to_string()),
+            "gitlab_issue lacks {key}: {issue:?}"
+        );
+    }
+    assert!(props("gitlab_pipeline").contains(&"lines".to_string()));
+    assert!(props("gitlab_merge_request").contains(&"file".to_string()));
+    assert!(
+        !props("gitlab_search").contains(&"confirm".to_string()),
+        "nothing to confirm there"
+    );
+    h.stop().await;
+}

@@ -46,6 +46,18 @@ pub fn tool(spec: &ToolSpec) -> Tool {
     if has_diffs {
         properties["file"] = json!({"type": "string"});
     }
+    // Safety keys the dispatcher reads (errors explain them): listed so that
+    // clients validating against the schema let them through.
+    if spec.destructive() {
+        properties["confirm"] = json!({"type": "boolean"});
+    }
+    if spec
+        .actions
+        .iter()
+        .any(|a| a.params.iter().any(|p| p.quick_actions))
+    {
+        properties["quick_actions"] = json!({"type": "boolean"});
+    }
     let schema = json!({
         "type": "object",
         "properties": properties,
