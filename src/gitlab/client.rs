@@ -183,7 +183,20 @@ impl Client {
                 Pagination::from_headers(header),
             )
         };
-        let body = answer.bytes().await.map_err(|e| self.network_error(&e))?;
+        // A body is read whole (answers are windowed after), but never more
+        // than MAX_BODY: an artifacts archive or a log can be gigabytes.
+        if answer.content_length().is_some_and(|n| n > MAX_BODY as u64) {
+            return Err(too_large());
+        }
+        let mut answer = answer;
+        let mut collected = bytes::BytesMut::new();
+        while let Some(chunk) = answer.chunk().await.map_err(|e| self.network_error(&e))? {
+            if collected.len() + chunk.len() > MAX_BODY {
+                return Err(too_large());
+            }
+            collected.extend_from_slice(&chunk);
+        }
+        let body = collected.freeze();
 
         if (200..300).contains(&status) {
             Ok(Response {
@@ -209,6 +222,16 @@ impl Client {
             host: self.host.clone(),
         }
     }
+}
+
+/// The most bytes of one GitLab answer the server reads.
+const MAX_BODY: usize = 256 * 1024 * 1024;
+
+fn too_large() -> GitLabError {
+    GitLabError::Body(format!(
+        "GitLab's answer is over {} MiB, more than this server reads; ask for less (a page, a file, a line range)",
+        MAX_BODY / (1024 * 1024)
+    ))
 }
 
 /// How long to wait before retrying after `error`, or `None` when it must
