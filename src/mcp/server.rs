@@ -41,16 +41,25 @@ impl GitLabServer {
         GitLabServer { engine, tools }
     }
 
+    /// One engine call, aborted when the client cancels the request: a
+    /// `notifications/cancelled` cancels the token, and dropping the engine's
+    /// future aborts its GitLab request.
     async fn run(
         &self,
         request: &CallToolRequestParams,
         arguments: Map<String, Value>,
         confirmed: bool,
+        context: &RequestContext<RoleServer>,
     ) -> Result<Outcome, ErrorData> {
-        self.engine
-            .call(&request.name, arguments, confirmed)
-            .await
-            .map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))
+        tokio::select! {
+            outcome = self.engine.call(&request.name, arguments, confirmed) => {
+                outcome.map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))
+            }
+            () = context.ct.cancelled() => {
+                tracing::info!(tool = %request.name, "call cancelled by the client");
+                Err(ErrorData::internal_error("request cancelled", None))
+            }
+        }
     }
 
     /// Ask the user on a session that allows server requests.
@@ -167,15 +176,9 @@ impl ServerHandler for GitLabServer {
         if answer == Some(false) {
             return Ok(to_result(declined(&request)).into());
         }
-        // A `notifications/cancelled` for this request cancels the token;
-        // dropping the engine's future aborts its GitLab request.
-        let outcome = tokio::select! {
-            outcome = self.run(&request, arguments.clone(), answer == Some(true)) => outcome?,
-            () = context.ct.cancelled() => {
-                tracing::info!(tool = %request.name, "call cancelled by the client");
-                return Err(ErrorData::internal_error("request cancelled", None));
-            }
-        };
+        let outcome = self
+            .run(&request, arguments.clone(), answer == Some(true), &context)
+            .await?;
         let (question, refusal) = match outcome {
             Outcome::Done(output) => return Ok(to_result(output).into()),
             Outcome::NeedsConfirmation { question, refusal } => (question, refusal),
@@ -207,7 +210,7 @@ impl ServerHandler for GitLabServer {
             )));
         }
         match self.elicit(&context, &question).await {
-            Some(true) => match self.run(&request, arguments, true).await? {
+            Some(true) => match self.run(&request, arguments, true, &context).await? {
                 Outcome::Done(output) => Ok(to_result(output).into()),
                 Outcome::NeedsConfirmation { refusal, .. } => {
                     Ok(to_result(ToolOutput::error(refusal)).into())
