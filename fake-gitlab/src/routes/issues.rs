@@ -5,8 +5,8 @@ use axum::extract::{Path, State};
 use axum::routing::get;
 use serde_json::Value;
 
-use super::{Ctx, Reply, id, new_note, visible, writable};
-use crate::db::{Db, Issue, Note};
+use super::{Ctx, Noteable, Reply, id, new_note, notes_page, visible, writable};
+use crate::db::{Db, Issue};
 use crate::{App, http, lock, objects};
 
 const STATES: &[&str] = &["opened", "closed", "all"];
@@ -235,19 +235,15 @@ async fn notes(
     let db = lock(&app.db);
     let p = visible(&db, &pid, &ctx)?;
     let i = find(&db, p, &iid)?;
-    ctx.one_of("sort", &["asc", "desc"])?;
-    ctx.one_of("order_by", &["created_at", "updated_at"])?;
     let project = &db.projects[p];
     let issue = &project.issues[i];
-    let mut notes: Vec<&Note> = issue.notes.iter().collect();
-    if ctx.param("sort").as_deref() != Some("asc") {
-        notes.reverse();
-    }
-    let items = notes
-        .iter()
-        .map(|n| objects::note(&db, n, "Issue", issue.id, issue.iid, project.id))
-        .collect();
-    Ok(http::paginate(items, &ctx.query, &ctx.url))
+    let on = Noteable {
+        kind: "Issue",
+        id: issue.id,
+        iid: issue.iid,
+        project_id: project.id,
+    };
+    notes_page(&db, &issue.notes, &on, &ctx)
 }
 
 async fn create_note(

@@ -6,7 +6,7 @@ use axum::extract::{Path, State};
 use axum::routing::{get, post, put};
 use serde_json::{Value, json};
 
-use super::{Ctx, Reply, id, new_note, visible, writable};
+use super::{Ctx, Noteable, Reply, id, new_note, notes_page, visible, writable};
 use crate::db::{Db, MergeRequest, sha};
 use crate::{App, http, lock, objects};
 
@@ -315,13 +315,13 @@ async fn notes(
     let m = find(&db, p, &iid)?;
     let project = &db.projects[p];
     let mr = &project.merge_requests[m];
-    let items = mr
-        .notes
-        .iter()
-        .rev()
-        .map(|n| objects::note(&db, n, "MergeRequest", mr.id, mr.iid, project.id))
-        .collect();
-    Ok(http::paginate(items, &ctx.query, &ctx.url))
+    let on = Noteable {
+        kind: "MergeRequest",
+        id: mr.id,
+        iid: mr.iid,
+        project_id: project.id,
+    };
+    notes_page(&db, &mr.notes, &on, &ctx)
 }
 
 async fn create_note(

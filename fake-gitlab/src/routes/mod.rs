@@ -199,6 +199,30 @@ pub fn new_note(db: &mut Db, ctx: &Ctx) -> Result<crate::db::Note, Response> {
     })
 }
 
+/// What a note belongs to, as GitLab shows it: type, id, iid, project.
+pub struct Noteable<'a> {
+    pub kind: &'a str,
+    pub id: u64,
+    pub iid: u64,
+    pub project_id: u64,
+}
+
+/// A page of notes, newest first unless `sort=asc` (docs: notes API, with
+/// `sort` and `order_by` checked as Grape checks them).
+pub fn notes_page(db: &Db, notes: &[crate::db::Note], on: &Noteable<'_>, ctx: &Ctx) -> Reply {
+    ctx.one_of("sort", &["asc", "desc"])?;
+    ctx.one_of("order_by", &["created_at", "updated_at"])?;
+    let mut notes: Vec<&crate::db::Note> = notes.iter().collect();
+    if ctx.param("sort").as_deref() != Some("asc") {
+        notes.reverse();
+    }
+    let items = notes
+        .iter()
+        .map(|n| crate::objects::note(db, n, on.kind, on.id, on.iid, on.project_id))
+        .collect();
+    Ok(http::paginate(items, &ctx.query, &ctx.url))
+}
+
 /// Parse a numeric path segment; GitLab's router answers 404 otherwise.
 pub fn id(segment: &str) -> Result<u64, Response> {
     segment.parse().map_err(|_| http::no_route())
