@@ -258,14 +258,13 @@ async fn create_note(
     db.projects[p].issues[i].notes.push(note);
     let project = &db.projects[p];
     let issue = &project.issues[i];
-    Ok(http::created(objects::note(
-        &db,
-        issue.notes.last().unwrap(),
-        "Issue",
-        issue.id,
-        issue.iid,
-        project.id,
-    )))
+    let on = Noteable {
+        kind: "Issue",
+        id: issue.id,
+        iid: issue.iid,
+        project_id: project.id,
+    };
+    Ok(http::created(on.render(&db, issue.notes.last().unwrap())))
 }
 
 /// Linked issues: each is the issue object plus `issue_link_id`, `link_type`

@@ -26,6 +26,17 @@ pub fn routes() -> Router<App> {
         .route(&format!("{base}/{{iid}}/discussions"), get(discussions))
 }
 
+/// The single merge request shape GitLab answers reads and changes with.
+fn full_answer(db: &Db, project: usize, mr: usize) -> axum::response::Response {
+    let project = &db.projects[project];
+    http::ok(objects::merge_request(
+        db,
+        project,
+        &project.merge_requests[mr],
+        true,
+    ))
+}
+
 fn find(db: &Db, project: usize, iid: &str) -> Result<usize, axum::response::Response> {
     let iid = id(iid)?;
     db.projects[project]
@@ -60,13 +71,7 @@ async fn show(State(app): State<App>, Path((pid, iid)): Path<(String, String)>, 
     let db = lock(&app.db);
     let p = visible(&db, &pid, &ctx)?;
     let m = find(&db, p, &iid)?;
-    let project = &db.projects[p];
-    Ok(http::ok(objects::merge_request(
-        &db,
-        project,
-        &project.merge_requests[m],
-        true,
-    )))
+    Ok(full_answer(&db, p, m))
 }
 
 /// A second open merge request from the same source branch is a 409
@@ -176,13 +181,7 @@ async fn update(
         _ => {}
     }
     mr.updated_at = now;
-    let project = &db.projects[p];
-    Ok(http::ok(objects::merge_request(
-        &db,
-        project,
-        &project.merge_requests[m],
-        true,
-    )))
+    Ok(full_answer(&db, p, m))
 }
 
 /// Merge: 405 when not open (docs: "If the merge request is not
@@ -214,13 +213,7 @@ async fn merge(
     mr.merged_by = Some(user);
     mr.merge_commit_sha = Some(sha(7000 + mr.iid));
     mr.updated_at = now;
-    let project = &db.projects[p];
-    Ok(http::ok(objects::merge_request(
-        &db,
-        project,
-        &project.merge_requests[m],
-        true,
-    )))
+    Ok(full_answer(&db, p, m))
 }
 
 /// Approve: the approval state (docs: merge request approvals API); an
@@ -336,14 +329,13 @@ async fn create_note(
     db.projects[p].merge_requests[m].notes.push(note);
     let project = &db.projects[p];
     let mr = &project.merge_requests[m];
-    Ok(http::created(objects::note(
-        &db,
-        mr.notes.last().unwrap(),
-        "MergeRequest",
-        mr.id,
-        mr.iid,
-        project.id,
-    )))
+    let on = Noteable {
+        kind: "MergeRequest",
+        id: mr.id,
+        iid: mr.iid,
+        project_id: project.id,
+    };
+    Ok(http::created(on.render(&db, mr.notes.last().unwrap())))
 }
 
 async fn discussions(

@@ -207,6 +207,13 @@ pub struct Noteable<'a> {
     pub project_id: u64,
 }
 
+impl Noteable<'_> {
+    /// One note as GitLab shows it.
+    pub fn render(&self, db: &Db, note: &crate::db::Note) -> serde_json::Value {
+        crate::objects::note(db, note, self.kind, self.id, self.iid, self.project_id)
+    }
+}
+
 /// A page of notes, newest first unless `sort=asc` (docs: notes API, with
 /// `sort` and `order_by` checked as Grape checks them).
 pub fn notes_page(db: &Db, notes: &[crate::db::Note], on: &Noteable<'_>, ctx: &Ctx) -> Reply {
@@ -216,10 +223,7 @@ pub fn notes_page(db: &Db, notes: &[crate::db::Note], on: &Noteable<'_>, ctx: &C
     if ctx.param("sort").as_deref() != Some("asc") {
         notes.reverse();
     }
-    let items = notes
-        .iter()
-        .map(|n| crate::objects::note(db, n, on.kind, on.id, on.iid, on.project_id))
-        .collect();
+    let items = notes.iter().map(|n| on.render(db, n)).collect();
     Ok(http::paginate(items, &ctx.query, &ctx.url))
 }
 
