@@ -9,7 +9,7 @@ use divan::{Bencher, black_box};
 use gitlab_mcp::catalog::{self, ToolSpec};
 use gitlab_mcp::dispatch::{self, ValidatedCall};
 use gitlab_mcp::gitlab::{self, Pagination, Response};
-use gitlab_mcp::{mcp, render};
+use gitlab_mcp::{handlers, mcp, render};
 use serde_json::{Map, Value, json};
 
 fn main() {
@@ -31,7 +31,10 @@ fn args(value: Value) -> Map<String, Value> {
 /// before it reaches the network.
 fn decode_and_plan(tool: &'static ToolSpec, arguments: Map<String, Value>) -> gitlab::HttpRequest {
     let call = dispatch::decode(tool, catalog::tools(), arguments).expect("valid call");
-    gitlab::plan(&call).unwrap().unwrap()
+    let route = call.action.rest().expect("a REST action");
+    handlers::for_action(call.action)
+        .request(&call, route)
+        .expect("the request builds")
 }
 
 #[divan::bench]

@@ -4,10 +4,51 @@
 use std::time::Duration;
 
 use clap::builder::BoolishValueParser;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::config::{self, AuthScheme, Config, ConfigError, Retry, Secret};
+use crate::config::{self, Config, ConfigError};
+use crate::gitlab::{self, AuthScheme, ClientSettings, Credentials, Retry, Target};
 use crate::policy::{Access, Confirmation, Pattern, Policy};
+use crate::secret::Secret;
+
+/// `--auth`: how the token is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AuthArg {
+    /// `PRIVATE-TOKEN: <token>`: personal, project and group access tokens.
+    PrivateToken,
+    /// `Authorization: Bearer <token>`: OAuth tokens (personal tokens work too).
+    Bearer,
+}
+
+impl From<AuthArg> for AuthScheme {
+    fn from(arg: AuthArg) -> Self {
+        match arg {
+            AuthArg::PrivateToken => AuthScheme::PrivateToken,
+            AuthArg::Bearer => AuthScheme::Bearer,
+        }
+    }
+}
+
+/// `--access`: how much the server may change in GitLab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AccessArg {
+    /// Reads only: every action that writes is removed.
+    ReadOnly,
+    /// Everything but destructive actions (delete, erase, archive, transfer, unprotect...).
+    NoDelete,
+    /// Everything the token allows.
+    Full,
+}
+
+impl From<AccessArg> for Access {
+    fn from(arg: AccessArg) -> Self {
+        match arg {
+            AccessArg::ReadOnly => Access::ReadOnly,
+            AccessArg::NoDelete => Access::NoDelete,
+            AccessArg::Full => Access::Full,
+        }
+    }
+}
 
 #[derive(Debug, Parser)]
 #[command(
@@ -44,7 +85,7 @@ pub struct GitLabArgs {
         default_value = "private-token",
         global = true
     )]
-    pub auth: AuthScheme,
+    pub auth: AuthArg,
     /// Seconds allowed to open a connection to GitLab.
     #[arg(
         long,
@@ -75,7 +116,7 @@ pub struct GitLabArgs {
         default_value = "full",
         global = true
     )]
-    pub access: Access,
+    pub access: AccessArg,
     /// Enable only these tools or toolsets (comma-separated: gitlab_issue, issue, core, ci...).
     #[arg(
         long,
@@ -153,10 +194,14 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Print the whole catalog (every action and parameter) as JSON.
+    /// Print the whole catalog: every tool, action and parameter.
     Catalog {
-        #[arg(long)]
+        /// As JSON (the default).
+        #[arg(long, conflicts_with = "markdown")]
         json: bool,
+        /// As Markdown, the reference committed as docs/tools.md.
+        #[arg(long)]
+        markdown: bool,
     },
 }
 
@@ -166,55 +211,64 @@ impl GitLabArgs {
             .token
             .clone()
             .or_else(|| std::env::var("GITLAB_PERSONAL_ACCESS_TOKEN").ok())
-            .filter(|t| !t.trim().is_empty())
-            .map(|t| Secret::new(t.trim().to_string()));
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty());
+        if let Some(token) = &token {
+            config::check_token(token)?;
+        }
         Ok(Config {
-            api_root: config::api_root(&self.gitlab_url)?,
-            token,
-            auth: self.auth,
-            connect_timeout: Duration::from_secs(self.connect_timeout),
-            request_timeout: Duration::from_secs(self.timeout),
+            target: Target {
+                api_root: gitlab::api_root(&self.gitlab_url)?,
+                credentials: token.map(|t| Credentials {
+                    token: Secret::new(t),
+                    scheme: self.auth.into(),
+                }),
+            },
+            client: ClientSettings {
+                connect_timeout: Duration::from_secs(self.connect_timeout),
+                request_timeout: Duration::from_secs(self.timeout),
+                retry: Retry {
+                    max_retries: self.max_retries,
+                    max_wait: Duration::from_secs(self.retry_max_wait),
+                    ..Retry::default()
+                },
+                max_concurrent: self.max_concurrent.max(1),
+            },
             render: crate::render::Options {
                 max_bytes: self.max_response_bytes.max(1024),
                 structured: self.structured_content,
             },
-            policy: Policy {
-                access: if self.read_only || env_flag("GITLAB_READ_ONLY_MODE") {
-                    Access::ReadOnly
-                } else {
-                    self.access
-                },
-                tools: self
-                    .tools
-                    .iter()
-                    .map(|t| t.trim().to_string())
-                    .filter(|t| !t.is_empty())
-                    .collect(),
-                allow: self
-                    .allow_actions
-                    .iter()
-                    .filter(|p| !p.trim().is_empty())
-                    .map(|p| Pattern::new(p))
-                    .collect(),
-                deny: self
-                    .deny_actions
-                    .iter()
-                    .filter(|p| !p.trim().is_empty())
-                    .map(|p| Pattern::new(p))
-                    .collect(),
-                confirmation: Confirmation {
-                    auto: self.auto_confirm,
-                    from_model: self.allow_model_confirm,
-                },
-                allow_quick_actions: self.allow_quick_actions,
-            },
-            retry: Retry {
-                max_retries: self.max_retries,
-                max_wait: Duration::from_secs(self.retry_max_wait),
-                ..Retry::default()
-            },
-            max_concurrent: self.max_concurrent.max(1),
+            policy: self.policy(),
         })
+    }
+
+    fn policy(&self) -> Policy {
+        let patterns = |list: &[String]| -> Vec<Pattern> {
+            list.iter()
+                .filter(|p| !p.trim().is_empty())
+                .map(|p| Pattern::new(p))
+                .collect()
+        };
+        Policy {
+            access: if self.read_only || env_flag("GITLAB_READ_ONLY_MODE") {
+                Access::ReadOnly
+            } else {
+                self.access.into()
+            },
+            tools: self
+                .tools
+                .iter()
+                .map(|t| t.trim().to_string())
+                .filter(|t| !t.is_empty())
+                .collect(),
+            allow: patterns(&self.allow_actions),
+            deny: patterns(&self.deny_actions),
+            confirmation: Confirmation {
+                auto: self.auto_confirm,
+                from_model: self.allow_model_confirm,
+            },
+            allow_quick_actions: self.allow_quick_actions,
+        }
     }
 }
 

@@ -1,7 +1,7 @@
-//! One tool call from raw arguments to result text: decode, hold the
-//! server's policy (enabled actions, quick actions, confirmation of
-//! destructive actions), then either answer locally (`help`) or send the
-//! request and render GitLab's answer.
+//! One tool call from raw arguments to its result, as a pipeline: find the
+//! tool, decode the call, hold it if the policy says so (quick actions not
+//! opted in, a destructive action not confirmed), then carry it out —
+//! answered here (`help`) or by the action's handler against GitLab.
 //!
 //! Shared by the MCP server and the `call` command, and free of rmcp: how a
 //! confirmation is asked (elicitation, an input-required result) is the MCP
@@ -9,44 +9,18 @@
 
 use serde_json::{Map, Value};
 
-use crate::catalog::{self, Method, ToolSpec};
-use crate::config::{Config, ConfigError};
+use crate::catalog::{self, Local, Location, Route, ToolSpec};
+use crate::config::Config;
 use crate::dispatch::{self, DecodeError, ValidatedCall, help};
-use crate::gitlab::{self, Client};
+use crate::gitlab::{Client, Target};
+use crate::handlers::{self, Gitlab};
 use crate::policy::{Policy, quick_actions};
-use crate::render;
-
-/// The result of a tool call, before any protocol wrapping.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolOutput {
-    pub text: String,
-    pub is_error: bool,
-    /// The result as JSON, when structured content is on.
-    pub structured: Option<Value>,
-}
-
-impl ToolOutput {
-    fn ok(text: String) -> Self {
-        ToolOutput {
-            text,
-            is_error: false,
-            structured: None,
-        }
-    }
-
-    pub fn error(text: String) -> Self {
-        ToolOutput {
-            text,
-            is_error: true,
-            structured: None,
-        }
-    }
-}
+use crate::render::{self, Output};
 
 /// What became of a call.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
-    Done(ToolOutput),
+    Done(Output),
     /// A destructive action waits for the user's confirmation; nothing was
     /// sent. `question` is what to ask; `refusal` is the answer when there
     /// is no way to ask.
@@ -67,25 +41,23 @@ pub struct UnknownTool {
 
 pub struct Engine {
     client: Client,
+    /// The GitLab and credentials of calls that bring none of their own.
+    target: Target,
     /// The tools and actions this server offers, after the policy.
     tools: &'static [ToolSpec],
     policy: Policy,
     render: render::Options,
-    timeouts: (u64, u64),
 }
 
 impl Engine {
-    pub fn new(config: &Config) -> Result<Self, ConfigError> {
-        Ok(Engine {
-            client: Client::new(config)?,
+    pub fn new(config: &Config) -> Self {
+        Engine {
+            client: Client::new(config.client),
+            target: config.target.clone(),
             tools: config.policy.prune(catalog::tools()),
             policy: config.policy.clone(),
             render: config.render,
-            timeouts: (
-                config.connect_timeout.as_secs(),
-                config.request_timeout.as_secs(),
-            ),
-        })
+        }
     }
 
     /// The tools this server offers.
@@ -93,86 +65,70 @@ impl Engine {
         self.tools
     }
 
-    /// Carry out one call. `confirmed` says the user confirmed it (through
-    /// the client); without it a destructive action asks first.
+    /// Where calls go when the caller brings no target of its own.
+    pub fn default_target(&self) -> &Target {
+        &self.target
+    }
+
+    /// Carry out one call against `target`. `confirmed` says the user
+    /// confirmed it (through the client); without it a destructive action
+    /// asks first.
     pub async fn call(
         &self,
+        target: &Target,
         tool_name: &str,
         arguments: Map<String, Value>,
         confirmed: bool,
     ) -> Result<Outcome, UnknownTool> {
-        let Some(tool) = self.tools.iter().find(|t| t.name == tool_name) else {
-            return Err(self.unknown_tool(tool_name));
-        };
+        let tool = self.find_tool(tool_name)?;
         let call = match dispatch::decode(tool, self.tools, arguments) {
             Ok(call) => call,
             Err(error) => {
                 tracing::debug!(tool = tool.name, "invalid call");
-                return Ok(Outcome::Done(ToolOutput::error(self.explain(tool, error))));
+                return Ok(Outcome::Done(Output::error(self.explain(tool, error))));
             }
         };
-        if let Some(refusal) = self.quick_action_refusal(&call) {
-            return Ok(Outcome::Done(ToolOutput::error(refusal)));
+        if let Some(held) = self.hold(&call, confirmed) {
+            return Ok(held);
         }
-        if call.action.destructive && !confirmed && !self.confirmed_by_policy(&call) {
-            return Ok(self.ask_confirmation(&call));
-        }
-        let request = match gitlab::plan(&call) {
-            Some(Ok(request)) => request,
-            Some(Err(problem)) => {
-                return Ok(Outcome::Done(ToolOutput::error(format!(
-                    "{} {}: {problem}",
-                    tool.name, call.action.name
-                ))));
-            }
-            None => {
-                // The only local action: help.
-                let text = match call.arg("action").and_then(Value::as_str) {
-                    Some(name) => help::action_help(
-                        tool,
-                        tool.action(name).expect("help's enum lists real actions"),
-                    ),
-                    None => help::tool_help(tool),
-                };
-                return Ok(Outcome::Done(ToolOutput::ok(text)));
-            }
-        };
-        tracing::debug!(tool = tool.name, action = call.action.name, method = request.method.as_str(), path = %request.path, "request");
-        let repeatable = match request.method {
-            Method::Get => true,
-            Method::Put | Method::Patch | Method::Delete => call.action.idempotent,
-            Method::Post => false,
-        };
-        Ok(Outcome::Done(
-            match self.client.send(&request, repeatable).await {
-                Ok(response) => {
-                    let rendered = render::success(&call, &response, self.render);
-                    ToolOutput {
-                        text: rendered.text,
-                        is_error: rendered.is_error,
-                        structured: rendered.structured,
-                    }
-                }
-                Err(failed) => {
-                    tracing::info!(tool = tool.name, action = call.action.name, error = %failed.error, attempts = failed.attempts, "GitLab call failed");
-                    let ctx = render::Context {
-                        has_token: self.client.has_token(),
-                        attempts: failed.attempts,
-                        connect_timeout_secs: self.timeouts.0,
-                        request_timeout_secs: self.timeouts.1,
-                    };
-                    ToolOutput::error(render::failure(&call, &failed.error, &ctx))
-                }
-            },
-        ))
+        Ok(Outcome::Done(self.carry_out(&call, target).await))
     }
 
-    fn unknown_tool(&self, name: &str) -> UnknownTool {
-        let available: Vec<&'static str> = self.tools.iter().map(|t| t.name).collect();
-        UnknownTool {
-            name: name.to_string(),
-            suggestion: dispatch::suggest::closest(name, available.iter().copied()),
-            available,
+    fn find_tool(&self, name: &str) -> Result<&'static ToolSpec, UnknownTool> {
+        self.tools.iter().find(|t| t.name == name).ok_or_else(|| {
+            let available: Vec<&'static str> = self.tools.iter().map(|t| t.name).collect();
+            UnknownTool {
+                name: name.to_string(),
+                suggestion: dispatch::suggest::closest(name, available.iter().copied()),
+                available,
+            }
+        })
+    }
+
+    /// A call the policy holds back before anything is sent.
+    fn hold(&self, call: &ValidatedCall, confirmed: bool) -> Option<Outcome> {
+        if let Some(refusal) = self.quick_action_refusal(call) {
+            return Some(Outcome::Done(Output::error(refusal)));
+        }
+        if call.action.destructive && !confirmed && !self.confirmed_by_policy(call) {
+            return Some(self.ask_confirmation(call));
+        }
+        None
+    }
+
+    async fn carry_out(&self, call: &ValidatedCall, target: &Target) -> Output {
+        match &call.action.route {
+            Route::Local(Local::Help) => Output::ok(help_text(call)),
+            Route::Rest(route) => {
+                let gitlab = Gitlab {
+                    client: &self.client,
+                    target,
+                    render: self.render,
+                };
+                handlers::for_action(call.action)
+                    .run(call, route, &gitlab)
+                    .await
+            }
         }
     }
 
@@ -229,7 +185,7 @@ If these commands are meant, add \"quick_actions\": true beside \"action\"; if n
         let target: Vec<String> = call
             .args
             .iter()
-            .filter(|a| a.spec.location == catalog::Location::Path)
+            .filter(|a| a.spec.location == Location::Path)
             .map(|a| format!("{} {}", a.spec.name, a.value))
             .collect();
         let question = format!(
@@ -249,5 +205,18 @@ If these commands are meant, add \"quick_actions\": true beside \"action\"; if n
             call.tool.name, call.action.name
         );
         Outcome::NeedsConfirmation { question, refusal }
+    }
+}
+
+/// The local `help` action: one action in full, or the tool's index.
+fn help_text(call: &ValidatedCall) -> String {
+    match call.arg("action").and_then(Value::as_str) {
+        Some(name) => help::action_help(
+            call.tool,
+            call.tool
+                .action(name)
+                .expect("help's enum lists real actions"),
+        ),
+        None => help::tool_help(call.tool),
     }
 }

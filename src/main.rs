@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use gitlab_mcp::catalog;
 use gitlab_mcp::cli::{Cli, Command};
-use gitlab_mcp::engine::{Engine, Outcome, ToolOutput};
+use gitlab_mcp::engine::{Engine, Outcome};
 use gitlab_mcp::mcp;
+use gitlab_mcp::render::Output;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -41,16 +42,22 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Tools { json } => {
             // The list the server would serve with these settings.
             let config = cli.gitlab.config().map_err(|e| e.to_string())?;
-            let list = mcp::tools::tool_list_json(config.policy.prune(catalog::tools()));
+            let tools = config.policy.prune(catalog::tools());
+            let list = mcp::tools::tool_list_json(tools);
             if json {
                 print_stdout(&list);
             } else {
-                print_stdout(&tools_summary(config.policy.prune(catalog::tools()), &list));
+                print_stdout(&tools_summary(tools, &list));
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Catalog { json: _ } => {
-            print_stdout(&catalog::catalog_json().to_string());
+        Command::Catalog { json: _, markdown } => {
+            // JSON unless Markdown was asked for; `--json` says it explicitly.
+            if markdown {
+                print_stdout(&catalog::catalog_markdown());
+            } else {
+                print_stdout(&catalog::catalog_json().to_string());
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Serve => {
@@ -71,13 +78,13 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 };
             let engine = engine(&cli)?;
             let outcome = runtime()?
-                .block_on(engine.call(tool, arguments, false))
+                .block_on(engine.call(engine.default_target(), tool, arguments, false))
                 .map_err(|e| e.to_string())?;
             // A one-shot command has no user to ask: a destructive action
             // runs only with --yes, or "confirm" when the model may confirm.
             let output = match outcome {
                 Outcome::Done(output) => output,
-                Outcome::NeedsConfirmation { refusal, .. } => ToolOutput::error(refusal),
+                Outcome::NeedsConfirmation { refusal, .. } => Output::error(refusal),
             };
             print_stdout(&output.text);
             Ok(if output.is_error {
@@ -91,9 +98,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
 
 fn engine(cli: &Cli) -> Result<Arc<Engine>, String> {
     let config = cli.gitlab.config().map_err(|e| e.to_string())?;
-    Engine::new(&config)
-        .map(Arc::new)
-        .map_err(|e| e.to_string())
+    Ok(Arc::new(Engine::new(&config)))
 }
 
 /// One thread: a call hops between the stdin reader, the handler, the

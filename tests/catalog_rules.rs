@@ -4,7 +4,9 @@
 
 use std::collections::HashSet;
 
-use gitlab_mcp::catalog::{self, Location, Method, ParamType, PathPart, Returns, Route};
+use gitlab_mcp::catalog::{
+    self, Diffs, Location, Method, ParamType, PathPart, RestRoute, Returns, Route,
+};
 use gitlab_mcp::dispatch;
 use serde_json::Value;
 
@@ -112,9 +114,9 @@ fn every_placeholder_is_a_declared_required_path_parameter_and_back() {
             .map(|p| p.name)
             .collect();
         match action.route {
-            Route::Rest {
+            Route::Rest(RestRoute {
                 template, parts, ..
-            } => {
+            }) => {
                 assert!(template.starts_with('/'), "{here}: {template}");
                 let mut placeholders = Vec::new();
                 for part in parts {
@@ -286,7 +288,7 @@ fn every_tool_example_is_a_valid_call() {
 #[test]
 fn every_action_help_example_is_a_valid_call() {
     for (tool, action) in each_action() {
-        let example = dispatch::help::example(action);
+        let example = catalog::example_envelope(action);
         let Value::Object(map) = serde_json::from_str(&example).unwrap() else {
             unreachable!()
         };
@@ -300,35 +302,65 @@ fn every_action_help_example_is_a_valid_call() {
 }
 
 #[test]
-fn the_catalog_exports_the_documented_shape() {
+fn the_export_says_everything_an_action_sends() {
     let json = catalog::catalog_json();
-    let tools = json["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), catalog::tools().len());
-    for tool in tools {
-        for key in ["name", "title", "description", "actions"] {
-            assert!(tool.get(key).is_some(), "tool lacks {key}");
-        }
-        for action in tool["actions"].as_array().unwrap() {
-            for key in [
-                "name",
-                "summary",
-                "method",
-                "path",
-                "read_only",
-                "destructive",
-                "idempotent",
-                "params",
-            ] {
-                assert!(action.get(key).is_some(), "action lacks {key}: {action}");
+    let exported = json["tools"].as_array().unwrap();
+    assert_eq!(exported.len(), catalog::tools().len());
+    for (tool, out) in catalog::tools().iter().zip(exported) {
+        assert_eq!(out["name"], tool.name);
+        assert_eq!(out["title"], tool.title);
+        assert_eq!(out["description"], tool.summary);
+        assert_eq!(out["toolsets"], serde_json::json!(tool.toolsets));
+        let actions = out["actions"].as_array().unwrap();
+        assert_eq!(actions.len(), tool.actions.len(), "{}", tool.name);
+        for (action, a) in tool.actions.iter().zip(actions) {
+            let here = format!("{}.{}", tool.name, action.name);
+            assert_eq!(a["name"], action.name, "{here}");
+            assert_eq!(a["summary"], action.summary, "{here}");
+            assert_eq!(
+                a["method"].as_str(),
+                action.method().map(|m| m.as_str()),
+                "{here}"
+            );
+            assert_eq!(a["path"].as_str(), action.template(), "{here}");
+            assert_eq!(a["read_only"], action.read_only, "{here}");
+            assert_eq!(a["destructive"], action.destructive, "{here}");
+            assert_eq!(a["idempotent"], action.idempotent, "{here}");
+            let fixed = a["fixed"].as_object().unwrap();
+            assert_eq!(fixed.len(), action.fixed.len(), "{here}");
+            for f in action.fixed {
+                let value: Value = serde_json::from_str(f.json).unwrap();
+                assert_eq!(fixed[f.name], value, "{here}: fixed {}", f.name);
             }
-            for p in action["params"].as_array().unwrap() {
-                for key in ["name", "type", "required", "in", "enum", "description"] {
-                    assert!(p.get(key).is_some(), "param lacks {key}: {p}");
-                }
+            let params = a["params"].as_array().unwrap();
+            assert_eq!(params.len(), action.params.len(), "{here}");
+            for (p, e) in action.params.iter().zip(params) {
+                assert_eq!(e["name"], p.name, "{here}");
+                assert_eq!(e["type"], p.ty.as_str(), "{here}.{}", p.name);
+                assert_eq!(e["required"], p.required, "{here}.{}", p.name);
+                assert_eq!(e["in"], p.location.as_str(), "{here}.{}", p.name);
+                assert_eq!(e["description"], p.doc, "{here}.{}", p.name);
+                let allowed: Vec<&str> = e["enum"]
+                    .as_array()
+                    .map(|v| v.iter().map(|x| x.as_str().unwrap()).collect())
+                    .unwrap_or_default();
+                assert_eq!(allowed, p.allowed, "{here}.{}", p.name);
             }
         }
     }
-    let help = tools[0]["actions"]
+    // The close action's constant is what it sends.
+    let issue = &exported[catalog::tools()
+        .iter()
+        .position(|t| t.name == "gitlab_issue")
+        .unwrap()];
+    let close = issue["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "close")
+        .unwrap();
+    assert_eq!(close["fixed"], serde_json::json!({"state_event": "close"}));
+    let help = issue["actions"]
         .as_array()
         .unwrap()
         .iter()
@@ -338,4 +370,133 @@ fn the_catalog_exports_the_documented_shape() {
         help["method"].is_null() && help["path"].is_null(),
         "help is not a REST call"
     );
+}
+
+#[test]
+fn every_kind_is_used_and_its_fields_are_sane() {
+    let used: HashSet<&str> = each_action()
+        .filter_map(|(_, a)| a.kind())
+        .map(|k| k.name)
+        .collect();
+    for kind in catalog::kinds() {
+        assert!(
+            used.contains(kind.name),
+            "kind `{}` is declared in catalog/kinds.toml but no action returns it",
+            kind.name
+        );
+        let mut seen = HashSet::new();
+        for f in kind.summary {
+            assert!(
+                seen.insert(*f),
+                "kind `{}`: summary repeats `{f}`",
+                kind.name
+            );
+        }
+        assert!(!kind.long_text.is_empty(), "kind `{}`", kind.name);
+    }
+    // Diffs are shown only where the answer has them: the diff list
+    // itself, and compare's `diffs` field.
+    let with_diffs: Vec<&str> = catalog::kinds()
+        .iter()
+        .filter(|k| k.diffs != Diffs::None)
+        .map(|k| k.name)
+        .collect();
+    assert_eq!(with_diffs, ["compare", "diff"]);
+}
+
+#[test]
+fn every_toolset_has_tools_and_every_tool_a_toolset() {
+    for set in catalog::toolsets() {
+        assert!(
+            catalog::tools()
+                .iter()
+                .any(|t| t.toolsets.contains(&set.name)),
+            "toolset `{}` has no tool",
+            set.name
+        );
+        assert!(!set.doc.is_empty());
+    }
+    for tool in catalog::tools() {
+        assert!(!tool.toolsets.is_empty(), "{} is in no toolset", tool.name);
+    }
+}
+
+/// Every name the vocabulary maps to exists: a synonym names a parameter
+/// some action has, an action word a word of some action's name, and every
+/// example value is one its parameters accept.
+#[test]
+fn the_vocabulary_names_only_what_the_catalog_has() {
+    let v = catalog::vocabulary();
+    let params: HashSet<&str> = each_action()
+        .flat_map(|(_, a)| a.params.iter().map(|p| p.name))
+        .collect();
+    for (word, candidates) in v.param_synonyms {
+        assert!(!candidates.is_empty(), "synonym `{word}` maps to nothing");
+        for c in *candidates {
+            assert!(
+                params.contains(c),
+                "synonym `{word}` -> `{c}`: no action has `{c}`"
+            );
+        }
+    }
+    let words: HashSet<&str> = each_action()
+        .flat_map(|(t, a)| {
+            a.name
+                .split('_')
+                .chain(t.name.trim_start_matches("gitlab_").split('_'))
+        })
+        .collect();
+    for (word, meaning) in v.action_words {
+        for part in meaning.split('_') {
+            assert!(
+                words.contains(part),
+                "action word `{word}` -> `{meaning}`: `{part}` is in no action or tool name"
+            );
+        }
+    }
+    for (name, json) in v.examples_by_name {
+        let value: Value = serde_json::from_str(json).unwrap();
+        let specs: Vec<_> = each_action()
+            .flat_map(|(_, a)| a.params.iter())
+            .filter(|p| p.name == *name)
+            .collect();
+        assert!(!specs.is_empty(), "example for `{name}`: no such parameter");
+        assert!(
+            specs.iter().any(|p| p.allowed.is_empty()
+                && match p.ty {
+                    ParamType::String => value.is_string(),
+                    ParamType::Integer => value.is_i64(),
+                    _ => true,
+                }),
+            "example for `{name}` fits none of its parameters"
+        );
+    }
+    for format in ["date", "date-time"] {
+        assert!(
+            v.examples_by_format.iter().any(|(f, _)| *f == format),
+            "no example for format {format}"
+        );
+    }
+}
+
+/// A string parameter named like a date says which form it takes, so the
+/// help shows it and the example uses it.
+#[test]
+fn date_parameters_declare_their_format() {
+    for (tool, action) in each_action() {
+        for p in action.params {
+            if p.ty == ParamType::String
+                && (p.name.ends_with("_date") || p.name.ends_with("_at"))
+                && p.allowed.is_empty()
+            {
+                assert!(
+                    p.format.is_some(),
+                    "{}.{}.{}: give format = \"date\" or \"date-time\"",
+                    tool.name,
+                    action.name,
+                    p.name
+                );
+            }
+        }
+    }
 }

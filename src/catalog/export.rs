@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{ToolSpec, tools};
+use super::{ActionSpec, Returns, TextStart, ToolSpec, tools};
 
 pub fn catalog_json() -> Value {
     json!({ "tools": tools().iter().map(tool_json).collect::<Vec<_>>() })
@@ -45,14 +45,41 @@ fn tool_json(tool: &ToolSpec) -> Value {
                 "read_only": a.read_only,
                 "destructive": a.destructive,
                 "idempotent": a.idempotent,
+                "returns": returns(a),
                 "params": params,
+                "fixed": fixed(a),
             })
         })
         .collect();
     json!({
         "name": tool.name,
         "title": tool.title,
+        "toolsets": tool.toolsets,
         "description": tool.summary,
         "actions": actions,
     })
+}
+
+/// What the action answers, as the catalog writes it (`issue[]`, `log`).
+fn returns(a: &ActionSpec) -> String {
+    match a.returns {
+        Returns::One(kind) => kind.name.to_string(),
+        Returns::List(kind) => format!("{}[]", kind.name),
+        Returns::Text(TextStart::Head) => "text".into(),
+        Returns::Text(TextStart::Tail) => "log".into(),
+        Returns::Nothing => "nothing".into(),
+    }
+}
+
+/// The constants the action always sends, such as `{"state_event": "close"}`.
+fn fixed(a: &ActionSpec) -> Value {
+    let map: serde_json::Map<String, Value> = a
+        .fixed
+        .iter()
+        .map(|f| {
+            let value = serde_json::from_str(f.json).expect("build.rs writes fixed values as JSON");
+            (f.name.to_string(), value)
+        })
+        .collect();
+    Value::Object(map)
 }

@@ -1,11 +1,17 @@
-//! The catalog: every tool, action and parameter the server knows, compiled
-//! from `catalog/*.toml` by `build.rs`. It is the single source of truth for
-//! the tool list, the schemas, the help text and the dispatch table.
+//! The catalog: every tool, action, parameter, resource kind and toolset the
+//! server knows, and the words agents use for them, compiled from
+//! `catalog/*.toml` by `build/`. It is the single source of truth for the
+//! tool list, the schemas, the help text, the dispatch table and the
+//! rendering of each kind of answer.
 
+mod examples;
 mod export;
+mod markdown;
 mod model;
 
+pub use examples::{example_envelope, example_value};
 pub use export::catalog_json;
+pub use markdown::catalog_markdown;
 
 pub use model::*;
 
@@ -26,4 +32,22 @@ pub fn tool(name: &str) -> Option<&'static ToolSpec> {
 /// Number of actions across all tools, `help` included.
 pub fn action_count() -> usize {
     tools().iter().map(|t| t.actions.len()).sum()
+}
+
+/// Every resource kind, by name.
+pub fn kinds() -> &'static [&'static KindSpec] {
+    generated::KINDS
+}
+
+pub fn kind(name: &str) -> Option<&'static KindSpec> {
+    kinds().iter().copied().find(|k| k.name == name)
+}
+
+/// Every toolset `--tools` accepts.
+pub fn toolsets() -> &'static [ToolsetSpec] {
+    generated::TOOLSETS
+}
+
+pub fn vocabulary() -> &'static Vocabulary {
+    &generated::VOCABULARY
 }

@@ -12,7 +12,54 @@ pub struct ToolSpec {
     pub summary: &'static str,
     /// A minimal valid envelope, shown on the description's second line.
     pub example: &'static str,
+    /// The toolsets (`core`, `ci`...) the tool belongs to, for `--tools`.
+    pub toolsets: &'static [&'static str],
     pub actions: &'static [ActionSpec],
+}
+
+/// A named group of tools (`catalog/_shared.toml` `[toolsets]`).
+#[derive(Debug)]
+pub struct ToolsetSpec {
+    pub name: &'static str,
+    pub doc: &'static str,
+}
+
+/// A resource kind (`catalog/kinds.toml`): how answers of that kind read.
+#[derive(Debug, PartialEq, Eq)]
+pub struct KindSpec {
+    pub name: &'static str,
+    /// The fields a list keeps of each item; empty keeps every field that
+    /// survives the generic rules.
+    pub summary: &'static [&'static str],
+    /// Free-text fields people write: excerpted in lists.
+    pub long_text: &'static [&'static str],
+    pub diffs: Diffs,
+}
+
+/// Whether answers of a kind carry diffs that `file` can pick from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Diffs {
+    None,
+    /// Each item is one file's diff.
+    Itself,
+    /// The object holds its diffs in this field (compare's `diffs`).
+    InField(&'static str),
+}
+
+/// The words agents use (`catalog/vocabulary.toml`).
+#[derive(Debug)]
+pub struct Vocabulary {
+    /// A name agents give a parameter, and what it usually means, best first.
+    pub param_synonyms: &'static [(&'static str, &'static [&'static str])],
+    /// A word of a guessed action name, and the catalog's word for it.
+    pub action_words: &'static [(&'static str, &'static str)],
+    /// Names agents give the envelope's `params` and `action` keys.
+    pub params_aliases: &'static [&'static str],
+    pub action_aliases: &'static [&'static str],
+    /// Example values (JSON text) by parameter name, string format and type.
+    pub examples_by_name: &'static [(&'static str, &'static str)],
+    pub examples_by_format: &'static [(&'static str, &'static str)],
+    pub examples_by_type: &'static [(ParamType, &'static str)],
 }
 
 /// One action of a tool: usually one GitLab REST endpoint.
@@ -32,17 +79,12 @@ pub struct ActionSpec {
     pub returns: Returns,
     /// Values always sent with the request, not chosen by the caller.
     pub fixed: &'static [FixedParam],
-    /// A rule across parameters the catalog cannot state, checked in Rust.
-    pub check: Option<Check>,
-    /// Set when the request body or the answer needs Rust.
-    pub special: Option<Special>,
-}
-
-/// Rules across parameters, implemented in `dispatch/checks.rs`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Check {
-    /// A multi-file commit's `actions`: what each file action needs.
-    CommitActions,
+    /// A rule across parameters the catalog cannot state: the name of a
+    /// file of `src/dispatch/checks/` (build.rs checks it exists).
+    pub check: Option<&'static str>,
+    /// Rust that builds the request or reads the answer: the name of a file
+    /// of `src/handlers/` (build.rs checks it exists).
+    pub handler: Option<&'static str>,
 }
 
 /// A constant parameter, such as `state_event=close` for an issue's `close`.
@@ -54,21 +96,24 @@ pub struct FixedParam {
     pub location: Location,
 }
 
-/// How an action reaches GitLab.
+/// How an action is carried out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route {
-    /// A single REST request: method and the path template split at its
-    /// placeholders.
-    Rest {
-        method: Method,
-        /// The template as GitLab documents it, e.g. `/projects/{project_id}/issues`.
-        template: &'static str,
-        /// The same template, pre-split: literal text and placeholders
-        /// (indexes into `ActionSpec::params`).
-        parts: &'static [PathPart],
-    },
+    /// A GitLab REST endpoint.
+    Rest(RestRoute),
     /// Answered by the server itself, without a request.
     Local(Local),
+}
+
+/// A REST endpoint: method and the path template split at its placeholders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RestRoute {
+    pub method: Method,
+    /// The template as GitLab documents it, e.g. `/projects/{project_id}/issues`.
+    pub template: &'static str,
+    /// The same template, pre-split: literal text and placeholders
+    /// (indexes into `ActionSpec::params`).
+    pub parts: &'static [PathPart],
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,23 +150,13 @@ pub enum Local {
     Help,
 }
 
-/// A REST call whose body or answer is not plain JSON, handled in Rust.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Special {
-    /// The body is a multipart file built from `file_name`, `content` and
-    /// `encoding` (text or base64).
-    Upload,
-    /// The answer is a zip archive; it is listed, not shown.
-    ArtifactList,
-}
-
 /// The shape of a successful answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Returns {
     /// One JSON object describing a resource of this kind.
-    One(&'static str),
+    One(&'static KindSpec),
     /// A paginated JSON array of resources of this kind.
-    List(&'static str),
+    List(&'static KindSpec),
     /// Plain text: a raw file (shown from its start) or a log (shown from
     /// its end) when it is longer than a response may be.
     Text(TextStart),
@@ -243,17 +278,31 @@ impl ActionSpec {
     }
 
     pub fn method(&self) -> Option<Method> {
-        match self.route {
-            Route::Rest { method, .. } => Some(method),
+        self.rest().map(|r| r.method)
+    }
+
+    pub fn template(&self) -> Option<&'static str> {
+        self.rest().map(|r| r.template)
+    }
+
+    pub fn rest(&self) -> Option<&RestRoute> {
+        match &self.route {
+            Route::Rest(rest) => Some(rest),
             Route::Local(_) => None,
         }
     }
 
-    pub fn template(&self) -> Option<&'static str> {
-        match self.route {
-            Route::Rest { template, .. } => Some(template),
-            Route::Local(_) => None,
+    /// The kind of resource the answer holds, if it is JSON.
+    pub fn kind(&self) -> Option<&'static KindSpec> {
+        match self.returns {
+            Returns::One(kind) | Returns::List(kind) => Some(kind),
+            Returns::Text(_) | Returns::Nothing => None,
         }
+    }
+
+    /// Whether the answer carries diffs that `file` can pick from.
+    pub fn shows_diffs(&self) -> bool {
+        self.kind().is_some_and(|k| k.diffs != Diffs::None)
     }
 }
 

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::error::{DecodeError, EnvelopeProblem};
 use super::suggest;
-use crate::catalog::ToolSpec;
+use crate::catalog::{self, ToolSpec};
 
 /// The keys an envelope may have: the call, then how to show its answer.
 pub const ENVELOPE_KEYS: &[&str] = &[
@@ -50,36 +50,6 @@ pub struct Envelope {
     pub quick_actions: bool,
 }
 
-/// Names agents give the `params` object.
-const PARAMS_ALIASES: &[&str] = &[
-    "parameters",
-    "param",
-    "args",
-    "arguments",
-    "argument",
-    "input",
-    "inputs",
-    "options",
-    "data",
-    "payload",
-    "body",
-    "kwargs",
-];
-
-/// Names agents give the `action` key.
-const ACTION_ALIASES: &[&str] = &[
-    "method",
-    "operation",
-    "op",
-    "command",
-    "cmd",
-    "name",
-    "tool_action",
-    "type",
-    "verb",
-    "act",
-];
-
 pub fn decode(
     tool: &'static ToolSpec,
     arguments: Map<String, Value>,
@@ -96,22 +66,20 @@ pub fn decode(
             problems,
         });
     }
+    let fail = |problem| DecodeError::Envelope {
+        tool,
+        action: None,
+        problems: vec![problem],
+    };
+    if arguments.get("action").is_none_or(Value::is_null) {
+        return Err(fail(EnvelopeProblem::MissingAction));
+    }
     serde_path_to_error::deserialize(Value::Object(arguments)).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner().to_string();
-        let problem = if inner.starts_with("missing field `action`") {
-            EnvelopeProblem::MissingAction
-        } else {
-            EnvelopeProblem::Malformed {
-                path,
-                message: inner,
-            }
-        };
-        DecodeError::Envelope {
-            tool,
-            action: None,
-            problems: vec![problem],
-        }
+        fail(EnvelopeProblem::Malformed {
+            path,
+            message: e.into_inner().to_string(),
+        })
     })
 }
 
@@ -127,9 +95,12 @@ fn misplaced_keys(tool: &'static ToolSpec, arguments: &Map<String, Value>) -> Ve
             continue;
         }
         let snake = suggest::snake_case(key);
-        let problem = if is_like(&snake, "params", PARAMS_ALIASES) {
+        let words = catalog::vocabulary();
+        let problem = if is_like(&snake, "params", words.params_aliases) {
             EnvelopeProblem::MisspelledParams { key: key.clone() }
-        } else if !arguments.contains_key("action") && is_like(&snake, "action", ACTION_ALIASES) {
+        } else if !arguments.contains_key("action")
+            && is_like(&snake, "action", words.action_aliases)
+        {
             EnvelopeProblem::MisspelledAction { key: key.clone() }
         } else {
             // A parameter beside `action`: name it with the parameter it

@@ -1,12 +1,14 @@
 //! Decoding errors as values, rendered once into the text an agent reads.
 //!
-//! A rendered error is short and complete: every problem on its own line,
-//! then the action's parameters (or the tool's actions), so the next call
-//! can succeed without another round trip.
+//! Every problem stays typed until `Display`: what is wrong, with which
+//! parameter, field and index. A rendered error is short and complete:
+//! every problem on its own line, then the action's parameters (or the
+//! tool's actions), so the next call can succeed without another round trip.
 
 use std::fmt::{self, Write as _};
 
 use super::help;
+use super::view::ViewProblem;
 use crate::catalog::{ActionSpec, ToolSpec};
 
 #[derive(Debug, thiserror::Error)]
@@ -48,14 +50,13 @@ pub enum EnvelopeProblem {
     UnknownKey {
         key: String,
     },
+    /// serde's own words for a value of the wrong shape, at `path`.
     Malformed {
         path: String,
         message: String,
     },
     /// A view key that does not fit this action.
-    View {
-        message: String,
-    },
+    View(ViewProblem),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -83,20 +84,46 @@ pub enum ParamProblem {
         value: String,
         reason: &'static str,
     },
-    /// A problem inside one object of an array parameter, or a rule across
-    /// parameters (`actions[1].content` is missing for `create`).
+    /// A list that needs at least one `element`.
+    Empty {
+        name: &'static str,
+        element: &'static str,
+    },
+    /// A problem with one object of an array parameter: `field` of element
+    /// `index` (`actions[1].content`), or the element itself.
     Item {
         param: &'static str,
-        message: String,
+        index: usize,
+        field: Option<String>,
+        problem: ItemProblem,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ItemProblem {
+    NotAnObject,
+    UnknownField {
+        suggestion: Option<&'static str>,
+        accepted: Vec<&'static str>,
+    },
+    Missing,
+    /// Required because of the element's own kind (a `create` file action
+    /// needs `content`).
+    NeededFor {
+        kind: String,
+    },
+    WrongType {
+        expected: &'static str,
+        got: String,
+    },
+    NotAllowed {
+        value: String,
+        allowed: &'static [&'static str],
+        closest: Option<&'static str>,
     },
 }
 
 impl ParamProblem {
-    /// Whether this problem's text names `path` (such as `actions[0].file_path`).
-    pub fn mentions(&self, path: &str) -> bool {
-        matches!(self, ParamProblem::Item { message, .. } if message.contains(&format!("`{path}`")))
-    }
-
     /// The declared parameter this problem is about, if any.
     pub fn param(&self) -> Option<&'static str> {
         match self {
@@ -104,9 +131,16 @@ impl ParamProblem {
             ParamProblem::Missing { name }
             | ParamProblem::WrongType { name, .. }
             | ParamProblem::NotAllowed { name, .. }
-            | ParamProblem::BadPathValue { name, .. } => Some(name),
+            | ParamProblem::BadPathValue { name, .. }
+            | ParamProblem::Empty { name, .. } => Some(name),
             ParamProblem::Item { param, .. } => Some(param),
         }
+    }
+
+    /// Whether this problem is about `field` of element `index` of `param`.
+    pub fn is_about_field(&self, param: &str, index: usize, field: &str) -> bool {
+        matches!(self, ParamProblem::Item { param: p, index: i, field: Some(f), .. }
+            if *p == param && *i == index && f == field)
     }
 }
 
@@ -134,13 +168,27 @@ impl fmt::Display for EnvelopeProblem {
                 "`{key}` is not an envelope key (accepted: {})",
                 super::ENVELOPE_KEYS.join(", ")
             ),
-            EnvelopeProblem::View { message } => f.write_str(message),
+            EnvelopeProblem::View(problem) => write!(f, "{problem}"),
             EnvelopeProblem::Malformed { path, message } if path.is_empty() || path == "." => {
                 write!(f, "{message}")
             }
             EnvelopeProblem::Malformed { path, message } => write!(f, "`{path}`: {message}"),
         }
     }
+}
+
+/// `must be one of a, b; got "c" (did you mean `a`?)`
+fn write_not_allowed(
+    f: &mut fmt::Formatter<'_>,
+    allowed: &[&str],
+    value: &str,
+    closest: Option<&str>,
+) -> fmt::Result {
+    write!(f, "must be one of {}; got \"{value}\"", allowed.join(", "))?;
+    if let Some(c) = closest {
+        write!(f, " (did you mean `{c}`?)")?;
+    }
+    Ok(())
 }
 
 impl fmt::Display for ParamProblem {
@@ -169,22 +217,58 @@ impl fmt::Display for ParamProblem {
                 allowed,
                 closest,
             } => {
-                write!(
-                    f,
-                    "`{name}` must be one of {}; got \"{value}\"",
-                    allowed.join(", ")
-                )?;
-                if let Some(c) = closest {
-                    write!(f, " (did you mean `{c}`?)")?;
-                }
-                Ok(())
+                write!(f, "`{name}` ")?;
+                write_not_allowed(f, allowed, value, *closest)
             }
             ParamProblem::BadPathValue {
                 name,
                 value,
                 reason,
             } => write!(f, "`{name}` cannot be \"{value}\": {reason}"),
-            ParamProblem::Item { message, .. } => f.write_str(message),
+            ParamProblem::Empty { name, element } => {
+                write!(f, "`{name}` is empty: give at least one {element}")
+            }
+            ParamProblem::Item {
+                param,
+                index,
+                field,
+                problem,
+            } => {
+                let at = match field {
+                    Some(field) => format!("{param}[{index}].{field}"),
+                    None => format!("{param}[{index}]"),
+                };
+                match problem {
+                    ItemProblem::NotAnObject => write!(f, "`{at}` must be an object"),
+                    ItemProblem::UnknownField {
+                        suggestion: Some(s),
+                        ..
+                    } => write!(f, "`{at}` is not a field of `{param}`; did you mean `{s}`?"),
+                    ItemProblem::UnknownField {
+                        suggestion: None,
+                        accepted,
+                    } => write!(
+                        f,
+                        "`{at}` is not a field of `{param}` (fields: {})",
+                        accepted.join(", ")
+                    ),
+                    ItemProblem::Missing => write!(f, "`{at}` is missing (required)"),
+                    ItemProblem::NeededFor { kind } => {
+                        write!(f, "`{at}` is missing: a `{kind}` action needs it")
+                    }
+                    ItemProblem::WrongType { expected, got } => {
+                        write!(f, "`{at}` must be a {expected}; got {got}")
+                    }
+                    ItemProblem::NotAllowed {
+                        value,
+                        allowed,
+                        closest,
+                    } => {
+                        write!(f, "`{at}` ")?;
+                        write_not_allowed(f, allowed, value, *closest)
+                    }
+                }
+            }
         }
     }
 }

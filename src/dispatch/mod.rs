@@ -20,8 +20,8 @@ use serde_json::{Map, Value};
 use crate::catalog::{ActionSpec, ParamSpec, ToolSpec};
 
 pub use envelope::{ENVELOPE_KEYS, Envelope};
-pub use error::{DecodeError, EnvelopeProblem, ParamProblem};
-pub use view::{LineRange, View};
+pub use error::{DecodeError, EnvelopeProblem, ItemProblem, ParamProblem};
+pub use view::{LineRange, View, ViewProblem};
 
 /// A call that passed every check and can be turned into a request.
 #[derive(Debug)]
@@ -96,7 +96,7 @@ pub fn decode(
             problems,
         })?;
     if let Some(check) = action.check {
-        let problems = checks::run(check, &args);
+        let problems = checks::find(check).problems(&args);
         if !problems.is_empty() {
             return Err(DecodeError::Params {
                 tool,
@@ -126,8 +126,8 @@ fn take_view(
     let mut problems = Vec::new();
     let lines = match envelope.lines.take().map(|l| LineRange::parse(&l)) {
         Some(Ok(range)) => Some(range),
-        Some(Err(message)) => {
-            problems.push(EnvelopeProblem::View { message });
+        Some(Err(problem)) => {
+            problems.push(EnvelopeProblem::View(problem));
             None
         }
         None => None,
@@ -141,7 +141,7 @@ fn take_view(
     problems.extend(
         view::check(&view, action)
             .into_iter()
-            .map(|(_, message)| EnvelopeProblem::View { message }),
+            .map(EnvelopeProblem::View),
     );
     if problems.is_empty() {
         Ok(view)

@@ -6,9 +6,10 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::error::ParamProblem;
+use super::error::{ItemProblem, ParamProblem};
 use super::{Arg, suggest};
-use crate::catalog::{ActionSpec, ArrayStyle, Location, ParamSpec, ParamType};
+use crate::catalog::{ActionSpec, ArrayStyle, FieldSpec, Location, ParamSpec, ParamType};
+use crate::encoding::scalar_text;
 
 pub fn validate(
     action: &'static ActionSpec,
@@ -158,18 +159,18 @@ fn check_value(spec: &'static ParamSpec, value: &Value) -> Option<ParamProblem> 
         };
         for v in values {
             let text = scalar_text(v);
-            if !spec.allowed.contains(&text.as_str()) {
+            if !spec.allowed.contains(&text.as_ref()) {
                 return Some(ParamProblem::NotAllowed {
                     name: spec.name,
                     closest: closest_allowed(&text, spec.allowed),
                     allowed: spec.allowed,
-                    value: text,
+                    value: text.into_owned(),
                 });
             }
         }
     }
     if spec.location == Location::Path {
-        let text = scalar_text(value);
+        let text = scalar_text(value).into_owned();
         // A `segments` value becomes one segment per `/`-separated part, so
         // each part obeys the rule a whole value obeys otherwise.
         let parts: Vec<&str> = match spec.style {
@@ -202,81 +203,47 @@ fn check_items(spec: &'static ParamSpec, value: Value) -> Result<Value, Vec<Para
     let mut problems = Vec::new();
     let mut out = Vec::with_capacity(items.len());
     for (index, item) in items.into_iter().enumerate() {
+        let problem = |field: Option<&str>, problem: ItemProblem| ParamProblem::Item {
+            param: spec.name,
+            index,
+            field: field.map(str::to_string),
+            problem,
+        };
         let Value::Object(map) = item else {
-            problems.push(ParamProblem::Item {
-                param: spec.name,
-                message: format!("`{}[{index}]` must be an object", spec.name),
-            });
+            problems.push(problem(None, ItemProblem::NotAnObject));
             continue;
         };
         let mut checked = Map::new();
         for (key, field_value) in map {
-            let at = format!("{}[{index}].{key}", spec.name);
             let Some(field) = spec.fields.iter().find(|f| f.name == key) else {
                 let accepted: Vec<&'static str> = spec.fields.iter().map(|f| f.name).collect();
                 let suggestion = suggest::suggest_among(&key, &accepted);
-                let message = match suggestion {
-                    Some(s) => format!(
-                        "`{at}` is not a field of `{}`; did you mean `{s}`?",
-                        spec.name
-                    ),
-                    None => format!(
-                        "`{at}` is not a field of `{}` (fields: {})",
-                        spec.name,
-                        accepted.join(", ")
-                    ),
-                };
-                problems.push(ParamProblem::Item {
-                    param: spec.name,
-                    message,
-                });
+                problems.push(problem(
+                    Some(&key),
+                    ItemProblem::UnknownField {
+                        suggestion,
+                        accepted,
+                    },
+                ));
                 continue;
             };
             if field_value.is_null() {
                 continue;
             }
-            match coerce_scalar(field.ty, field_value) {
+            match check_field(field, field_value) {
                 Ok(v) => {
-                    let text = scalar_text(&v);
-                    if !field.allowed.is_empty() && !field.allowed.contains(&text.as_str()) {
-                        let mut message = format!(
-                            "`{at}` must be one of {}; got \"{text}\"",
-                            field.allowed.join(", ")
-                        );
-                        if let Some(c) = closest_allowed(&text, field.allowed) {
-                            message.push_str(&format!(" (did you mean `{c}`?)"));
-                        }
-                        problems.push(ParamProblem::Item {
-                            param: spec.name,
-                            message,
-                        });
-                    } else {
-                        checked.insert(key, v);
-                    }
+                    checked.insert(key, v);
                 }
-                Err(got) => problems.push(ParamProblem::Item {
-                    param: spec.name,
-                    message: format!(
-                        "`{at}` must be a {}; got {}",
-                        field.ty.as_str(),
-                        describe(&got)
-                    ),
-                }),
+                Err(p) => problems.push(problem(Some(&key), p)),
             }
         }
         for field in spec.fields.iter().filter(|f| f.required) {
             if !checked.contains_key(field.name)
                 && !problems
                     .iter()
-                    .any(|p| p.mentions(&format!("{}[{index}].{}", spec.name, field.name)))
+                    .any(|p| p.is_about_field(spec.name, index, field.name))
             {
-                problems.push(ParamProblem::Item {
-                    param: spec.name,
-                    message: format!(
-                        "`{}[{index}].{}` is missing (required)",
-                        spec.name, field.name
-                    ),
-                });
+                problems.push(problem(Some(field.name), ItemProblem::Missing));
             }
         }
         out.push(Value::Object(checked));
@@ -286,6 +253,23 @@ fn check_items(spec: &'static ParamSpec, value: Value) -> Result<Value, Vec<Para
     } else {
         Err(problems)
     }
+}
+
+/// One field of an array element: its type and its allowed values.
+fn check_field(field: &'static FieldSpec, value: Value) -> Result<Value, ItemProblem> {
+    let v = coerce_scalar(field.ty, value).map_err(|got| ItemProblem::WrongType {
+        expected: field.ty.as_str(),
+        got: describe(&got),
+    })?;
+    let text = scalar_text(&v);
+    if !field.allowed.is_empty() && !field.allowed.contains(&text.as_ref()) {
+        return Err(ItemProblem::NotAllowed {
+            closest: closest_allowed(&text, field.allowed),
+            value: text.into_owned(),
+            allowed: field.allowed,
+        });
+    }
+    Ok(v)
 }
 
 fn closest_allowed(given: &str, allowed: &'static [&'static str]) -> Option<&'static str> {
@@ -300,14 +284,6 @@ fn closest_allowed(given: &str, allowed: &'static [&'static str]) -> Option<&'st
             .copied()
             .find(|a| !lower.is_empty() && a.starts_with(&lower))
     })
-}
-
-/// The text GitLab would receive for a scalar.
-pub fn scalar_text(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
 }
 
 fn expected_type(spec: &ParamSpec) -> String {

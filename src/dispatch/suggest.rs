@@ -1,10 +1,10 @@
 //! Finding the name an agent probably meant.
 //!
 //! Suggestions are only words in an error: nothing here renames anything.
-//! Three sources, tried in order: the same name in snake_case, a table of
-//! synonyms agents really use, then edit distance.
+//! Three sources, tried in order: the same name in snake_case, the synonyms
+//! agents really use (`catalog/vocabulary.toml`), then edit distance.
 
-use crate::catalog::{ActionSpec, ToolSpec};
+use crate::catalog::{self, ActionSpec, ToolSpec};
 
 /// `issueIid` → `issue_iid`, `Project-ID` → `project_id`, ` ref ` → `ref`.
 pub fn snake_case(name: &str) -> String {
@@ -32,114 +32,6 @@ pub fn snake_case(name: &str) -> String {
     out
 }
 
-/// Names agents use for parameters, and what they usually mean, best first.
-/// Only a candidate the action accepts is ever suggested.
-const PARAM_SYNONYMS: &[(&str, &[&str])] = &[
-    ("iid", &["issue_iid", "merge_request_iid"]),
-    (
-        "id",
-        &[
-            "project_id",
-            "issue_iid",
-            "merge_request_iid",
-            "pipeline_id",
-            "job_id",
-            "note_id",
-            "group_id",
-            "user_id",
-        ],
-    ),
-    ("issue", &["issue_iid"]),
-    ("issue_id", &["issue_iid"]),
-    ("issue_number", &["issue_iid"]),
-    ("mr", &["merge_request_iid"]),
-    ("mr_iid", &["merge_request_iid"]),
-    ("mr_id", &["merge_request_iid"]),
-    ("mr_number", &["merge_request_iid"]),
-    ("merge_request", &["merge_request_iid"]),
-    ("merge_request_id", &["merge_request_iid"]),
-    ("project", &["project_id"]),
-    ("project_path", &["project_id"]),
-    ("project_name", &["project_id"]),
-    ("path_with_namespace", &["project_id"]),
-    ("repo", &["project_id"]),
-    ("repository", &["project_id"]),
-    ("group", &["group_id"]),
-    ("group_path", &["group_id"]),
-    ("namespace", &["group_id", "namespace_id"]),
-    ("pipeline", &["pipeline_id"]),
-    ("job", &["job_id"]),
-    ("note", &["note_id", "body"]),
-    ("discussion", &["discussion_id"]),
-    ("thread_id", &["discussion_id"]),
-    ("user", &["user_id", "username"]),
-    ("path", &["file_path", "path"]),
-    ("file", &["file_path"]),
-    ("filename", &["file_path"]),
-    ("file_name", &["file_path"]),
-    ("filepath", &["file_path"]),
-    (
-        "branch_name",
-        &["branch", "ref", "ref_name", "source_branch"],
-    ),
-    ("ref", &["ref_name", "branch", "sha"]),
-    ("revision", &["ref", "ref_name", "sha"]),
-    ("commit", &["sha", "ref"]),
-    ("commit_sha", &["sha"]),
-    ("commit_id", &["sha"]),
-    ("hash", &["sha"]),
-    ("tag", &["tag_name"]),
-    ("version", &["tag_name"]),
-    ("query", &["search"]),
-    ("q", &["search"]),
-    ("search_query", &["search"]),
-    ("search_term", &["search"]),
-    ("keyword", &["search"]),
-    ("keywords", &["search"]),
-    ("term", &["search"]),
-    ("filter", &["search"]),
-    ("comment", &["body"]),
-    ("text", &["body", "content", "description"]),
-    ("content", &["body", "description"]),
-    (
-        "message",
-        &["commit_message", "body", "description", "message"],
-    ),
-    ("commit_msg", &["commit_message"]),
-    ("desc", &["description"]),
-    ("body", &["description", "content"]),
-    ("details", &["description"]),
-    ("name", &["title", "name"]),
-    ("subject", &["title"]),
-    ("summary", &["title"]),
-    ("label", &["labels"]),
-    ("tags", &["labels"]),
-    (
-        "assignee",
-        &["assignee_ids", "assignee_id", "assignee_username"],
-    ),
-    ("assignees", &["assignee_ids", "assignee_username"]),
-    ("assignee_id", &["assignee_ids"]),
-    ("reviewer", &["reviewer_ids", "reviewer_id"]),
-    ("reviewers", &["reviewer_ids"]),
-    ("milestone", &["milestone_id"]),
-    ("status", &["state", "status"]),
-    ("state", &["status", "state_event"]),
-    ("source", &["source_branch"]),
-    ("from_branch", &["source_branch"]),
-    ("head", &["source_branch"]),
-    ("target", &["target_branch"]),
-    ("base", &["target_branch", "from"]),
-    ("into", &["target_branch"]),
-    ("to_branch", &["target_branch"]),
-    ("limit", &["per_page"]),
-    ("page_size", &["per_page"]),
-    ("count", &["per_page"]),
-    ("size", &["per_page"]),
-    ("max_results", &["per_page"]),
-    ("offset", &["page"]),
-];
-
 /// The accepted parameter `key` probably meant, if any.
 pub fn suggest_param(key: &str, action: &ActionSpec) -> Option<&'static str> {
     let names: Vec<&'static str> = action.params.iter().map(|p| p.name).collect();
@@ -155,7 +47,10 @@ pub fn suggest_among(key: &str, names: &[&'static str]) -> Option<&'static str> 
     if let Some(n) = find(&snake) {
         return Some(n);
     }
-    if let Some((_, candidates)) = PARAM_SYNONYMS.iter().find(|(k, _)| *k == snake)
+    if let Some((_, candidates)) = catalog::vocabulary()
+        .param_synonyms
+        .iter()
+        .find(|(k, _)| *k == snake)
         && let Some(n) = candidates.iter().find_map(|c| find(c))
     {
         return Some(n);
@@ -197,49 +92,6 @@ pub fn closest<'a>(given: &str, candidates: impl Iterator<Item = &'a str>) -> Op
     (distance <= allowed || similarity >= 0.92).then_some(name)
 }
 
-/// What an agent may call an action, mapped to this catalog's words.
-const ACTION_WORDS: &[(&str, &str)] = &[
-    ("show", "get"),
-    ("read", "get"),
-    ("fetch", "get"),
-    ("view", "get"),
-    ("retrieve", "get"),
-    ("describe", "get"),
-    ("info", "get"),
-    ("find", "list"),
-    ("all", "list"),
-    ("add", "create"),
-    ("new", "create"),
-    ("open", "create"),
-    ("post", "create"),
-    ("make", "create"),
-    ("edit", "update"),
-    ("modify", "update"),
-    ("patch", "update"),
-    ("change", "update"),
-    ("set", "update"),
-    ("remove", "delete"),
-    ("destroy", "delete"),
-    ("del", "delete"),
-    ("rm", "delete"),
-    ("comment", "note"),
-    ("reply", "note"),
-    ("mr", "merge_request"),
-    ("repo", "repository"),
-    ("trace", "log"),
-    ("logs", "log"),
-    ("rerun", "retry"),
-    ("restart", "retry"),
-    ("stop", "cancel"),
-    ("abort", "cancel"),
-    ("accept", "merge"),
-    ("diff", "diff"),
-    ("changes", "diffs"),
-    ("blob", "file"),
-    ("content", "raw"),
-    ("file_content", "file_raw"),
-];
-
 /// Words of a guessed action name, mapped to catalog words and singular.
 /// The flag says whether a plural noun asked for a list (`get_comments`).
 fn action_words(given: &str) -> (Vec<String>, bool) {
@@ -247,7 +99,13 @@ fn action_words(given: &str) -> (Vec<String>, bool) {
     let mut plural = false;
     let mut words: Vec<String> = Vec::new();
     for raw in snake.split('_').filter(|w| !w.is_empty()) {
-        let mapped = |w: &str| ACTION_WORDS.iter().find(|(k, _)| *k == w).map(|(_, v)| *v);
+        let mapped = |w: &str| {
+            catalog::vocabulary()
+                .action_words
+                .iter()
+                .find(|(k, _)| *k == w)
+                .map(|(_, v)| *v)
+        };
         let word = match mapped(raw) {
             Some(m) => m.to_string(),
             None => match raw.strip_suffix('s') {

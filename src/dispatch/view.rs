@@ -5,6 +5,8 @@
 //! - `lines`: a window over a text answer (a job log, a raw file);
 //! - `file`: one file's diff out of a diff answer.
 
+use std::fmt;
+
 use crate::catalog::{ActionSpec, Returns};
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -24,13 +26,44 @@ pub enum LineRange {
     Last(usize),
 }
 
+/// A view key that does not fit the action, or a `lines` that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ViewProblem {
+    BadLines { given: String },
+    LinesBackwards { given: String },
+    LinesOnJson,
+    FileWithoutDiffs,
+    FieldsOnText,
+}
+
+impl fmt::Display for ViewProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ViewProblem::BadLines { given } => write!(
+                f,
+                "`lines` must look like \"100-200\", \"100-\" or \"-50\" (the last 50 lines); got \"{given}\""
+            ),
+            ViewProblem::LinesBackwards { given } => {
+                write!(f, "`lines` \"{given}\" ends before it starts")
+            }
+            ViewProblem::LinesOnJson => f.write_str(
+                "`lines` windows text answers (logs, raw files); this action answers JSON: use `fields` or pagination",
+            ),
+            ViewProblem::FileWithoutDiffs => f.write_str(
+                "`file` picks one file's diff from a diff answer (merge request `diffs`, commit `commit_diff`, `compare`); this action has none",
+            ),
+            ViewProblem::FieldsOnText => f.write_str(
+                "`fields` and `raw` apply to JSON answers; this action answers text: use `lines`",
+            ),
+        }
+    }
+}
+
 impl LineRange {
-    pub fn parse(text: &str) -> Result<LineRange, String> {
+    pub fn parse(text: &str) -> Result<LineRange, ViewProblem> {
         let text = text.trim();
-        let bad = || {
-            format!(
-                "`lines` must look like \"100-200\", \"100-\" or \"-50\" (the last 50 lines); got \"{text}\""
-            )
+        let bad = || ViewProblem::BadLines {
+            given: text.to_string(),
         };
         let number = |s: &str| s.trim().parse::<usize>().ok().filter(|n| *n > 0);
         if let Some(last) = text.strip_prefix('-') {
@@ -44,7 +77,9 @@ impl LineRange {
             Some(number(end).ok_or_else(bad)?)
         };
         if end.is_some_and(|e| e < start) {
-            return Err(format!("`lines` \"{text}\" ends before it starts"));
+            return Err(ViewProblem::LinesBackwards {
+                given: text.to_string(),
+            });
         }
         Ok(LineRange::Span { start, end })
     }
@@ -61,30 +96,18 @@ impl LineRange {
     }
 }
 
-/// Whether an action's answer is a diff (or holds diffs) that `file` can pick from.
-pub fn shows_diffs(action: &ActionSpec) -> bool {
-    matches!(
-        action.returns,
-        Returns::List("diff") | Returns::One("compare") | Returns::One("merge_request_changes")
-    )
-}
-
-/// The problems of a view for this action, as `(key, message)`.
-pub fn check(view: &View, action: &ActionSpec) -> Vec<(&'static str, String)> {
+/// The problems of a view for this action.
+pub fn check(view: &View, action: &ActionSpec) -> Vec<ViewProblem> {
     let mut problems = Vec::new();
     let is_text = matches!(action.returns, Returns::Text(_));
     if view.lines.is_some() && !is_text {
-        problems.push(("lines", "`lines` windows text answers (logs, raw files); this action answers JSON: use `fields` or pagination".to_string()));
+        problems.push(ViewProblem::LinesOnJson);
     }
-    if view.file.is_some() && !shows_diffs(action) {
-        problems.push(("file", "`file` picks one file's diff from a diff answer (merge request `diffs`, commit `commit_diff`, `compare`); this action has none".to_string()));
+    if view.file.is_some() && !action.shows_diffs() {
+        problems.push(ViewProblem::FileWithoutDiffs);
     }
     if is_text && (view.fields.is_some() || view.raw) {
-        problems.push((
-            "fields",
-            "`fields` and `raw` apply to JSON answers; this action answers text: use `lines`"
-                .to_string(),
-        ));
+        problems.push(ViewProblem::FieldsOnText);
     }
     problems
 }

@@ -1,32 +1,69 @@
 //! The HTTP client: the only code that knows reqwest.
 //!
-//! One `reqwest::Client` (a pool of kept-alive connections) per server. The
-//! token goes into one header marked sensitive, so it is redacted from any
-//! debug output of hyper and reqwest.
+//! One `reqwest::Client` (a pool of kept-alive connections) per server. It
+//! holds no token and no address: each request names its `Target`, and the
+//! token goes into one header of that request, marked sensitive, so it is
+//! redacted from any debug output of hyper and reqwest.
 
 use std::error::Error as _;
+use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{HeaderName, HeaderValue};
+use tokio::sync::Semaphore;
 
 use super::error::{GitLabError, NetworkKind, StatusError};
 use super::request::{Body, HttpRequest};
 use super::response::{Pagination, Response};
+use super::target::{AuthScheme, Target};
 use crate::catalog::Method;
-use std::sync::Arc;
 
-use tokio::sync::Semaphore;
+/// What the client needs to know, and nothing else.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClientSettings {
+    pub connect_timeout: Duration,
+    pub request_timeout: Duration,
+    pub retry: Retry,
+    /// At most this many GitLab requests at once.
+    pub max_concurrent: usize,
+}
 
-use crate::config::{AuthScheme, Config, ConfigError, Retry};
+impl Default for ClientSettings {
+    fn default() -> Self {
+        ClientSettings {
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            retry: Retry::default(),
+            max_concurrent: 8,
+        }
+    }
+}
+
+/// When and how long to retry.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Retry {
+    /// Retries after the first attempt; 0 turns retries off.
+    pub max_retries: u32,
+    /// The most time spent waiting between attempts, over all retries.
+    pub max_wait: Duration,
+    /// The first back-off; each retry doubles it (with jitter).
+    pub base_delay: Duration,
+}
+
+impl Default for Retry {
+    fn default() -> Self {
+        Retry {
+            max_retries: 3,
+            max_wait: Duration::from_secs(30),
+            base_delay: Duration::from_millis(500),
+        }
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Client {
     http: reqwest::Client,
-    api_root: String,
-    /// The host, for network error messages.
-    host: String,
-    has_token: bool,
-    retry: Retry,
+    settings: ClientSettings,
     /// Bounds the GitLab requests in flight at once.
     slots: Arc<Semaphore>,
 }
@@ -38,63 +75,48 @@ pub struct Failed {
     pub attempts: u32,
 }
 
+/// The few header values the server keeps of an answer.
+struct Facts {
+    request_id: Option<String>,
+    is_json: bool,
+    retry_after: Option<Duration>,
+    pagination: Pagination,
+}
+
 impl Client {
-    pub fn new(config: &Config) -> Result<Self, ConfigError> {
+    pub fn new(settings: ClientSettings) -> Self {
         // reqwest is built without a default crypto provider: use ring. A
         // second install (another client in the same process) is a no-op.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let mut headers = HeaderMap::new();
-        if let Some(token) = &config.token {
-            let (name, value) = match config.auth {
-                AuthScheme::PrivateToken => (
-                    HeaderName::from_static("private-token"),
-                    token.expose().to_string(),
-                ),
-                AuthScheme::Bearer => (
-                    reqwest::header::AUTHORIZATION,
-                    format!("Bearer {}", token.expose()),
-                ),
-            };
-            let mut value =
-                HeaderValue::from_str(&value).map_err(|_| ConfigError::TokenCharacters)?;
-            value.set_sensitive(true);
-            headers.insert(name, value);
-        }
         let http = reqwest::Client::builder()
-            .default_headers(headers)
             .user_agent(concat!("gitlab-mcp/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(config.connect_timeout)
-            .timeout(config.request_timeout)
+            .connect_timeout(settings.connect_timeout)
+            .timeout(settings.request_timeout)
             // GitLab redirects only to its sign-in page or to object storage;
-            // neither must receive the token, and reqwest drops it on a
-            // cross-host redirect anyway. Following none is simplest.
+            // neither must receive the token (`PRIVATE-TOKEN` is a custom
+            // header no client strips on its own). Following none is safest.
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("reqwest client builds with static settings");
-        let host = config
-            .api_root
-            .split("://")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .unwrap_or_default()
-            .to_string();
-        Ok(Client {
+        Client {
             http,
-            api_root: config.api_root.clone(),
-            host,
-            has_token: config.token.is_some(),
-            retry: config.retry,
-            slots: Arc::new(Semaphore::new(config.max_concurrent)),
-        })
+            settings,
+            slots: Arc::new(Semaphore::new(settings.max_concurrent.max(1))),
+        }
     }
 
-    /// Send a request, retrying it while that is safe: `repeatable` says the
-    /// request may be repeated (GET, or a PUT/DELETE the catalog marks
-    /// idempotent). Only 429, 502, 503, 504 and connection failures are
-    /// retried; a request that may have reached GitLab is retried only when
-    /// repeatable. Waits honour `Retry-After` and `RateLimit-Reset`, else
-    /// back off exponentially with jitter, within `max_wait` in all.
-    pub async fn send(&self, request: &HttpRequest, repeatable: bool) -> Result<Response, Failed> {
+    pub fn settings(&self) -> &ClientSettings {
+        &self.settings
+    }
+
+    /// Send a request to `target`, retrying it while that is safe
+    /// (`HttpRequest::repeatable`). Only 429, 502, 503, 504 and connection
+    /// failures are retried; a request that may have reached GitLab is
+    /// retried only when repeatable. Waits honour `Retry-After` and
+    /// `RateLimit-Reset`, else back off exponentially with jitter, within
+    /// `max_wait` in all.
+    pub async fn send(&self, target: &Target, request: &HttpRequest) -> Result<Response, Failed> {
+        let retry = self.settings.retry;
         let mut waited = Duration::ZERO;
         let mut attempts = 0;
         loop {
@@ -105,16 +127,16 @@ impl Client {
                     .acquire()
                     .await
                     .expect("the semaphore is never closed");
-                self.send_once(request).await
+                self.send_once(target, request).await
             };
             let error = match result {
                 Ok(response) => return Ok(response),
                 Err(error) => error,
             };
-            let delay = match retry_delay(&error, repeatable, attempts, self.retry.base_delay) {
+            let delay = match retry_delay(&error, request.repeatable(), attempts, retry.base_delay)
+            {
                 Some(delay)
-                    if attempts <= self.retry.max_retries
-                        && waited + delay <= self.retry.max_wait =>
+                    if attempts <= retry.max_retries && waited + delay <= retry.max_wait =>
                 {
                     delay
                 }
@@ -126,27 +148,53 @@ impl Client {
         }
     }
 
-    pub fn has_token(&self) -> bool {
-        self.has_token
-    }
-
-    pub fn host(&self) -> &str {
-        &self.host
-    }
-
     /// Send one request and read the whole answer.
-    async fn send_once(&self, request: &HttpRequest) -> Result<Response, GitLabError> {
-        let url = format!("{}{}", self.api_root, request.path_and_query());
+    async fn send_once(
+        &self,
+        target: &Target,
+        request: &HttpRequest,
+    ) -> Result<Response, GitLabError> {
+        let builder = self.builder(target, request)?;
+        let answer = builder
+            .send()
+            .await
+            .map_err(|e| network_error(&e, target))?;
+        let status = answer.status().as_u16();
+        let facts = facts(&answer);
+        let body = read_body(answer, target).await?;
+        if (200..300).contains(&status) {
+            Ok(Response {
+                status,
+                body,
+                is_json: facts.is_json,
+                pagination: facts.pagination,
+                request_id: facts.request_id,
+            })
+        } else {
+            Err(GitLabError::Status(StatusError::from_parts(
+                status,
+                &body,
+                facts.request_id,
+                facts.retry_after,
+            )))
+        }
+    }
+
+    /// The reqwest request: URL, method, this call's credentials, body.
+    fn builder(
+        &self,
+        target: &Target,
+        request: &HttpRequest,
+    ) -> Result<reqwest::RequestBuilder, GitLabError> {
+        let url = format!("{}{}", target.api_root, request.path_and_query());
         let parsed = reqwest::Url::parse(&url).map_err(|_| GitLabError::Network {
             kind: NetworkKind::Other,
-            host: self.host.clone(),
+            host: target.host().to_string(),
         })?;
         // The encoding guarantees the URL parser changes nothing; this check
         // keeps that promise even if the encoding had a bug.
         if !parsed.path().ends_with(&request.path) {
-            return Err(GitLabError::Body(
-                "the request path was altered by URL parsing; nothing was sent".into(),
-            ));
+            return Err(GitLabError::PathChanged);
         }
         let method = match request.method {
             Method::Get => reqwest::Method::GET,
@@ -156,9 +204,22 @@ impl Client {
             Method::Delete => reqwest::Method::DELETE,
         };
         let mut builder = self.http.request(method, parsed);
-        match &request.body {
-            None => {}
-            Some(Body::Json(body)) => builder = builder.json(body),
+        if let Some(credentials) = &target.credentials {
+            let token = credentials.token.expose();
+            let (name, value) = match credentials.scheme {
+                AuthScheme::PrivateToken => {
+                    (HeaderName::from_static("private-token"), token.to_string())
+                }
+                AuthScheme::Bearer => (reqwest::header::AUTHORIZATION, format!("Bearer {token}")),
+            };
+            let mut value =
+                HeaderValue::from_str(&value).map_err(|_| GitLabError::TokenCharacters)?;
+            value.set_sensitive(true);
+            builder = builder.header(name, value);
+        }
+        Ok(match &request.body {
+            None => builder,
+            Some(Body::Json(body)) => builder.json(body),
             Some(Body::File {
                 field,
                 file_name,
@@ -166,73 +227,56 @@ impl Client {
             }) => {
                 let part =
                     reqwest::multipart::Part::bytes(bytes.clone()).file_name(file_name.clone());
-                builder = builder.multipart(reqwest::multipart::Form::new().part(*field, part));
+                builder.multipart(reqwest::multipart::Form::new().part(*field, part))
             }
-        }
-        let answer = builder.send().await.map_err(|e| self.network_error(&e))?;
-
-        let status = answer.status().as_u16();
-        // Only these header values are kept; the map itself is not copied.
-        let (request_id, is_json, retry_after, pagination) = {
-            let headers = answer.headers();
-            let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-            (
-                header("x-request-id").map(str::to_string),
-                header("content-type").is_some_and(|c| c.contains("json")),
-                retry_after(header("retry-after"), header("ratelimit-reset")),
-                Pagination::from_headers(header),
-            )
-        };
-        // A body is read whole (answers are windowed after), but never more
-        // than MAX_BODY: an artifacts archive or a log can be gigabytes.
-        if answer.content_length().is_some_and(|n| n > MAX_BODY as u64) {
-            return Err(too_large());
-        }
-        let mut answer = answer;
-        let mut collected = bytes::BytesMut::new();
-        while let Some(chunk) = answer.chunk().await.map_err(|e| self.network_error(&e))? {
-            if collected.len() + chunk.len() > MAX_BODY {
-                return Err(too_large());
-            }
-            collected.extend_from_slice(&chunk);
-        }
-        let body = collected.freeze();
-
-        if (200..300).contains(&status) {
-            Ok(Response {
-                status,
-                body,
-                is_json,
-                pagination,
-                request_id,
-            })
-        } else {
-            Err(GitLabError::Status(StatusError::from_parts(
-                status,
-                &body,
-                request_id,
-                retry_after,
-            )))
-        }
+        })
     }
+}
 
-    fn network_error(&self, error: &reqwest::Error) -> GitLabError {
-        GitLabError::Network {
-            kind: classify(error),
-            host: self.host.clone(),
+/// Only these header values are kept; the map itself is not copied.
+fn facts(answer: &reqwest::Response) -> Facts {
+    let headers = answer.headers();
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    Facts {
+        request_id: header("x-request-id").map(str::to_string),
+        is_json: header("content-type").is_some_and(|c| c.contains("json")),
+        retry_after: retry_after(header("retry-after"), header("ratelimit-reset")),
+        pagination: Pagination::from_headers(header),
+    }
+}
+
+/// The whole body, but never more than `MAX_BODY`: an artifacts archive or
+/// a log can be gigabytes. Answers are windowed after reading.
+async fn read_body(
+    mut answer: reqwest::Response,
+    target: &Target,
+) -> Result<bytes::Bytes, GitLabError> {
+    if answer.content_length().is_some_and(|n| n > MAX_BODY as u64) {
+        return Err(GitLabError::TooLarge { limit: MAX_BODY });
+    }
+    let mut collected = bytes::BytesMut::new();
+    while let Some(chunk) = answer
+        .chunk()
+        .await
+        .map_err(|e| network_error(&e, target))?
+    {
+        if collected.len() + chunk.len() > MAX_BODY {
+            return Err(GitLabError::TooLarge { limit: MAX_BODY });
         }
+        collected.extend_from_slice(&chunk);
+    }
+    Ok(collected.freeze())
+}
+
+fn network_error(error: &reqwest::Error, target: &Target) -> GitLabError {
+    GitLabError::Network {
+        kind: classify(error),
+        host: target.host().to_string(),
     }
 }
 
 /// The most bytes of one GitLab answer the server reads.
 const MAX_BODY: usize = 256 * 1024 * 1024;
-
-fn too_large() -> GitLabError {
-    GitLabError::Body(format!(
-        "GitLab's answer is over {} MiB, more than this server reads; ask for less (a page, a file, a line range)",
-        MAX_BODY / (1024 * 1024)
-    ))
-}
 
 /// How long to wait before retrying after `error`, or `None` when it must
 /// not be retried.

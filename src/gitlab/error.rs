@@ -17,8 +17,15 @@ pub enum GitLabError {
     Status(StatusError),
     #[error("network error: {kind:?}")]
     Network { kind: NetworkKind, host: String },
-    #[error("GitLab's answer could not be read: {0}")]
-    Body(String),
+    /// The answer is larger than the server reads.
+    #[error("GitLab's answer is over {limit} bytes")]
+    TooLarge { limit: usize },
+    /// URL parsing would have changed the encoded path: nothing was sent.
+    #[error("the request path was altered by URL parsing")]
+    PathChanged,
+    /// The token cannot be an HTTP header value: nothing was sent.
+    #[error("the token contains characters that cannot be sent in an HTTP header")]
+    TokenCharacters,
 }
 
 #[derive(Debug, Clone)]

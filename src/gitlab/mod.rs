@@ -1,13 +1,15 @@
-//! Talking to GitLab: the request a validated call becomes (`request`, pure),
-//! sending it (`client`, the only user of reqwest), and what came back
-//! (`response`, `error`).
+//! Talking to GitLab: the request a validated call becomes (`request`,
+//! pure), where it goes and as whom (`target`), sending it (`client`, the
+//! only user of reqwest), and what came back (`response`, `error`).
 
 pub mod client;
 pub mod error;
 pub mod request;
 pub mod response;
+pub mod target;
 
-pub use client::{Client, Failed};
+pub use client::{Client, ClientSettings, Failed, Retry};
 pub use error::{GitLabError, NetworkKind, StatusError};
-pub use request::{Body, HttpRequest, plan};
+pub use request::{Body, HttpRequest};
 pub use response::{Pagination, Response};
+pub use target::{AuthScheme, Credentials, Target, UrlError, api_root};

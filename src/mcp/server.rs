@@ -20,7 +20,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 
-use crate::engine::{Engine, Outcome, ToolOutput};
+use crate::engine::{Engine, Outcome};
+use crate::gitlab::Target;
+use crate::render::Output;
 
 const INSTRUCTIONS: &str = "Each gitlab_* tool takes one envelope: {\"action\": \"<action>\", \"params\": {...}}. \
 {\"action\": \"help\"} lists a tool's actions; {\"action\": \"help\", \"params\": {\"action\": \"<action>\"}} shows one action's parameters. \
@@ -35,10 +37,25 @@ pub struct GitLabServer {
     tools: Arc<Vec<Tool>>,
 }
 
+/// How a destructive call can be confirmed on this session.
+enum Asking {
+    /// `elicitation/create`, on sessions up to 2025-11-25.
+    Elicit,
+    /// An input-required result the client answers by retrying (2026-07-28).
+    InputRequired,
+    /// The client declared no elicitation: refuse.
+    Impossible,
+}
+
 impl GitLabServer {
     pub fn new(engine: Arc<Engine>) -> Self {
         let tools = Arc::new(super::tools::tool_list(engine.tools()));
         GitLabServer { engine, tools }
+    }
+
+    /// Where this call goes, and as whom.
+    fn target(&self, _context: &RequestContext<RoleServer>) -> Target {
+        self.engine.default_target().clone()
     }
 
     /// One engine call, aborted when the client cancels the request: a
@@ -51,8 +68,9 @@ impl GitLabServer {
         confirmed: bool,
         context: &RequestContext<RoleServer>,
     ) -> Result<Outcome, ErrorData> {
+        let target = self.target(context);
         tokio::select! {
-            outcome = self.engine.call(&request.name, arguments, confirmed) => {
+            outcome = self.engine.call(&target, &request.name, arguments, confirmed) => {
                 outcome.map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))
             }
             () = context.ct.cancelled() => {
@@ -107,20 +125,67 @@ fn call_digest(tool: &str, arguments: &Map<String, Value>) -> String {
     format!("confirm:{hash:016x}")
 }
 
-fn declined(request: &CallToolRequestParams) -> ToolOutput {
+fn declined(request: &CallToolRequestParams) -> Output {
     let action = request
         .arguments
         .as_ref()
         .and_then(|a| a.get("action"))
         .and_then(Value::as_str)
         .unwrap_or("?");
-    ToolOutput::error(format!(
+    Output::error(format!(
         "{} {action}: the user did not confirm; nothing was sent to GitLab.",
         request.name
     ))
 }
 
-fn to_result(output: ToolOutput) -> CallToolResult {
+/// The user's answer carried by a retry after an input-required round:
+/// valid only for the call it was asked for (`digest`).
+fn input_answer(request: &CallToolRequestParams, digest: &str) -> Option<bool> {
+    let (Some(responses), Some(state)) = (&request.input_responses, &request.request_state) else {
+        return None;
+    };
+    if state != digest {
+        return None;
+    }
+    responses.get(CONFIRM_KEY).map(|r| {
+        let action = r
+            .get("action")
+            .and_then(|a| serde_json::from_value(a.clone()).ok());
+        action.is_some_and(|a| accepted(a, r.get("content")))
+    })
+}
+
+/// How this session lets the server ask the user. Fails closed: a client
+/// that declared no elicitation is never asked, and the call is refused.
+fn asking(context: &RequestContext<RoleServer>) -> Asking {
+    let can_elicit = context
+        .client_capabilities()
+        .is_some_and(|c| c.elicitation.is_some());
+    let modern = context
+        .protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+    match (can_elicit, modern) {
+        (false, _) => Asking::Impossible,
+        (true, true) => Asking::InputRequired,
+        (true, false) => Asking::Elicit,
+    }
+}
+
+/// Ask through the client, which retries the call with the answer.
+fn input_required(question: String, digest: String) -> CallToolResponse {
+    let elicitation = InputRequest::Elicitation(ElicitRequest::new(
+        ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: question,
+            requested_schema: confirm_schema(),
+        },
+    ));
+    let mut requests = InputRequests::new();
+    requests.insert(CONFIRM_KEY.to_string(), elicitation);
+    CallToolResponse::InputRequired(InputRequiredResult::new(Some(requests), Some(digest)))
+}
+
+fn to_result(output: Output) -> CallToolResult {
     let content = vec![ContentBlock::text(output.text)];
     let mut result = if output.is_error {
         CallToolResult::error(content)
@@ -160,19 +225,7 @@ impl ServerHandler for GitLabServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.clone().unwrap_or_default();
         let digest = call_digest(&request.name, &arguments);
-        // A retry after an input-required round carries the user's answer,
-        // valid only for the call it was asked for.
-        let answer = match (&request.input_responses, &request.request_state) {
-            (Some(responses), Some(state)) if *state == digest => {
-                responses.get(CONFIRM_KEY).map(|r| {
-                    let action = r
-                        .get("action")
-                        .and_then(|a| serde_json::from_value(a.clone()).ok());
-                    action.is_some_and(|a| accepted(a, r.get("content")))
-                })
-            }
-            _ => None,
-        };
+        let answer = input_answer(&request, &digest);
         if answer == Some(false) {
             return Ok(to_result(declined(&request)).into());
         }
@@ -183,41 +236,18 @@ impl ServerHandler for GitLabServer {
             Outcome::Done(output) => return Ok(to_result(output).into()),
             Outcome::NeedsConfirmation { question, refusal } => (question, refusal),
         };
-        let can_elicit = context
-            .client_capabilities()
-            .is_some_and(|c| c.elicitation.is_some());
-        let modern = context
-            .protocol_version()
-            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
-        if !can_elicit {
-            return Ok(to_result(ToolOutput::error(refusal)).into());
-        }
-        if modern {
-            // No server-to-client requests on 2026-07-28: ask through the
-            // client, which retries the call with the answer.
-            let elicitation = InputRequest::Elicitation(ElicitRequest::new(
-                ElicitRequestParams::FormElicitationParams {
-                    meta: None,
-                    message: question,
-                    requested_schema: confirm_schema(),
+        let refused = || Ok(to_result(Output::error(refusal.clone())).into());
+        match asking(&context) {
+            Asking::Impossible => refused(),
+            Asking::InputRequired => Ok(input_required(question, digest)),
+            Asking::Elicit => match self.elicit(&context, &question).await {
+                Some(true) => match self.run(&request, arguments, true, &context).await? {
+                    Outcome::Done(output) => Ok(to_result(output).into()),
+                    Outcome::NeedsConfirmation { .. } => refused(),
                 },
-            ));
-            let mut requests = InputRequests::new();
-            requests.insert(CONFIRM_KEY.to_string(), elicitation);
-            return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
-                Some(requests),
-                Some(digest),
-            )));
-        }
-        match self.elicit(&context, &question).await {
-            Some(true) => match self.run(&request, arguments, true, &context).await? {
-                Outcome::Done(output) => Ok(to_result(output).into()),
-                Outcome::NeedsConfirmation { refusal, .. } => {
-                    Ok(to_result(ToolOutput::error(refusal)).into())
-                }
+                Some(false) => Ok(to_result(declined(&request)).into()),
+                None => refused(),
             },
-            Some(false) => Ok(to_result(declined(&request)).into()),
-            None => Ok(to_result(ToolOutput::error(refusal)).into()),
         }
     }
 }

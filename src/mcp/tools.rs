@@ -12,14 +12,13 @@ use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
 use crate::catalog::{Returns, ToolSpec};
-use crate::dispatch::view;
 
 pub fn tool(spec: &ToolSpec) -> Tool {
     let has_text = spec
         .actions
         .iter()
         .any(|a| matches!(a.returns, Returns::Text(_)));
-    let has_diffs = spec.actions.iter().any(view::shows_diffs);
+    let has_diffs = spec.actions.iter().any(|a| a.shows_diffs());
     let mut view_keys = vec![r#""fields": ["iid","title"] or "raw": true (JSON answers)"#];
     if has_text {
         view_keys.push(r#""lines": "1-200" or "-100" (text answers)"#);

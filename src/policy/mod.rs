@@ -11,13 +11,12 @@
 mod patterns;
 pub mod quick_actions;
 
-use crate::catalog::{ActionSpec, Local, ParamSpec, Route, ToolSpec};
-use crate::dispatch::help;
+use crate::catalog::{self, ActionSpec, Local, ParamSpec, Route, ToolSpec};
 
 pub use patterns::Pattern;
 
 /// How much the server may change in GitLab.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Access {
     /// Reads only: every action that writes is removed.
     ReadOnly,
@@ -61,55 +60,18 @@ pub struct Policy {
     pub allow_quick_actions: bool,
 }
 
-/// Named groups of tools for `--toolsets`.
-pub const TOOLSETS: &[(&str, &[&str])] = &[
-    (
-        "core",
-        &[
-            "gitlab_project",
-            "gitlab_issue",
-            "gitlab_merge_request",
-            "gitlab_pipeline",
-            "gitlab_repository",
-        ],
-    ),
-    (
-        "planning",
-        &["gitlab_issue", "gitlab_label", "gitlab_milestone"],
-    ),
-    (
-        "code",
-        &[
-            "gitlab_repository",
-            "gitlab_merge_request",
-            "gitlab_release",
-            "gitlab_search",
-        ],
-    ),
-    (
-        "ci",
-        &["gitlab_pipeline", "gitlab_variable", "gitlab_environment"],
-    ),
-    ("admin", &["gitlab_project", "gitlab_group", "gitlab_user"]),
-    (
-        "content",
-        &["gitlab_wiki", "gitlab_snippet", "gitlab_package"],
-    ),
-];
-
 impl Policy {
-    /// Whether the tool is enabled by `--tools`/`--toolsets`.
-    fn tool_enabled(&self, tool: &str) -> bool {
+    /// Whether the tool is enabled by `--tools`/`--toolsets`: by its name,
+    /// its name without `gitlab_`, or a toolset its catalog file names.
+    fn tool_enabled(&self, tool: &ToolSpec) -> bool {
         if self.tools.is_empty() {
             return true;
         }
         self.tools.iter().any(|wanted| {
             let wanted = wanted.trim();
-            wanted == tool
-                || format!("gitlab_{wanted}") == tool
-                || TOOLSETS
-                    .iter()
-                    .any(|(set, tools)| *set == wanted && tools.contains(&tool))
+            wanted == tool.name
+                || tool.name.strip_prefix("gitlab_") == Some(wanted)
+                || tool.toolsets.contains(&wanted)
         })
     }
 
@@ -119,7 +81,7 @@ impl Policy {
             return None;
         }
         let name = format!("{}.{}", tool.name, action.name);
-        if !self.tool_enabled(tool.name) {
+        if !self.tool_enabled(tool) {
             return Some(format!(
                 "the tool `{}` is not enabled on this server",
                 tool.name
@@ -175,14 +137,12 @@ impl Policy {
             let example = if example_still_valid(tool.example, &names) {
                 tool.example
             } else {
-                Box::leak(help::example(&actions[0]).into_boxed_str())
+                Box::leak(catalog::example_envelope(&actions[0]).into_boxed_str())
             };
             out.push(ToolSpec {
-                name: tool.name,
-                title: tool.title,
-                summary: tool.summary,
                 example,
                 actions,
+                ..*tool
             });
         }
         Box::leak(out.into_boxed_slice())

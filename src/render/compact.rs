@@ -5,14 +5,14 @@
 //! resource's own `web_url` go; so do nulls, empty strings, lists and
 //! objects, falses that only restate a default, objects of zeros, and
 //! fields that duplicate another (`assignee` beside `assignees`). In a list,
-//! a resource keeps only the fields of its kind's summary (`resources.rs`)
-//! and long texts are cut to an excerpt; a single resource keeps everything
-//! else, long texts in full.
+//! a resource keeps only the fields of its kind's summary and its kind's
+//! long texts are cut to an excerpt (`catalog/kinds.toml`); a single
+//! resource keeps everything else, long texts in full.
 
 use std::borrow::Cow;
 
-use super::resources;
 use super::tree::Node;
+use crate::catalog::KindSpec;
 
 /// Longest excerpt of a long text field in a list.
 pub const EXCERPT_CHARS: usize = 160;
@@ -101,26 +101,24 @@ fn is_zero(value: &Node) -> bool {
     matches!(value, Node::Number(n) if n.as_f64() == Some(0.0))
 }
 
-/// Long free-text fields: kept whole for one resource, cut in a list.
-pub const LONG_TEXT: &[&str] = &[
-    "description",
-    "body",
-    "message",
-    "note",
-    "content",
-    "diff",
-    "data",
-];
+/// What compaction keeps of one answer: in a list, the kind's summary
+/// fields and excerpts of its long texts.
+#[derive(Clone, Copy)]
+struct Rules<'k> {
+    in_list: bool,
+    long_text: &'k [&'k str],
+}
 
-pub fn compact<'a>(node: Node<'a>, kind: &str, in_list: bool) -> Node<'a> {
+/// `kind` is `None` where only the generic rules apply (a chosen field).
+pub fn compact<'a>(node: Node<'a>, kind: Option<&KindSpec>, in_list: bool) -> Node<'a> {
+    let rules = Rules {
+        in_list,
+        long_text: kind.map_or(&[], |k| k.long_text),
+    };
     match node {
         Node::Obj(fields) => {
-            let summary = if in_list {
-                resources::summary_fields(kind)
-            } else {
-                None
-            };
-            compact_object(fields, summary, in_list, true)
+            let summary = kind.map(|k| k.summary).filter(|s| in_list && !s.is_empty());
+            compact_object(fields, summary, rules, true)
         }
         Node::Arr(items) => Node::Arr(
             items
@@ -152,9 +150,10 @@ fn dropped(key: &str, value: &Node, fields: &[(Cow<'_, str>, Node)], top: bool) 
 fn compact_object<'a>(
     fields: Vec<(Cow<'a, str>, Node<'a>)>,
     summary: Option<&[&str]>,
-    in_list: bool,
+    rules: Rules,
     top: bool,
 ) -> Node<'a> {
+    let in_list = rules.in_list;
     if !top && is_user(&fields) {
         return fields
             .into_iter()
@@ -175,18 +174,18 @@ fn compact_object<'a>(
         }
         let value = match value {
             Node::Obj(inner) if in_list && nested_reduces(&key) => nested_summary(&key, inner),
-            Node::Obj(inner) => compact_object(inner, None, in_list, false),
+            Node::Obj(inner) => compact_object(inner, None, rules, false),
             Node::Arr(items) => Node::Arr(
                 items
                     .into_iter()
                     .map(|v| match v {
-                        Node::Obj(inner) => compact_object(inner, None, in_list, false),
+                        Node::Obj(inner) => compact_object(inner, None, rules, false),
                         other => other,
                     })
                     .filter(|v| !v.is_empty())
                     .collect(),
             ),
-            Node::Str(text) if in_list && LONG_TEXT.contains(&key.as_ref()) => {
+            Node::Str(text) if in_list && rules.long_text.contains(&key.as_ref()) => {
                 Node::Str(Cow::Owned(excerpt(&text)))
             }
             Node::Bool(false) if !MEANINGFUL_FALSE.contains(&key.as_ref()) => continue,

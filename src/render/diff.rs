@@ -4,6 +4,10 @@
 
 use super::tree::Node;
 
+/// Room kept for the note under a diff cut at the cap (its size and the
+/// cap, under 100 bytes) and the pagination line after it.
+const CUT_NOTE_ROOM: usize = 300;
+
 /// One line per file: `src/main.rs (modified, +2 -1)`.
 fn header(d: &Node) -> String {
     let text_of = |key: &str| d.get(key).and_then(Node::as_str);
@@ -69,7 +73,7 @@ pub fn render(diffs: &[Node], file: Option<&str>, cap: usize) -> Result<String, 
         if !left_out.is_empty() || out.len() + block.len() + 1 > cap {
             if out.is_empty() {
                 // A single diff over the cap: show its start.
-                let mut end = cap.saturating_sub(300).min(block.len());
+                let mut end = cap.saturating_sub(CUT_NOTE_ROOM).min(block.len());
                 while !block.is_char_boundary(end) {
                     end -= 1;
                 }

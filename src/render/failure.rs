@@ -4,9 +4,7 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
-
-use crate::catalog::{Location, Method, Returns, Route};
+use crate::catalog::{Location, Method, Returns};
 use crate::dispatch::ValidatedCall;
 use crate::gitlab::{GitLabError, NetworkKind, StatusError};
 
@@ -26,7 +24,19 @@ pub fn failure(call: &ValidatedCall, error: &GitLabError, ctx: &Context) -> Stri
         }
         GitLabError::Status(status) => status_failure(call, status, ctx),
         GitLabError::Network { kind, host } => network_failure(call, *kind, host, ctx),
-        GitLabError::Body(reason) => format!("{}: {reason}", heading(call)),
+        GitLabError::TooLarge { limit } => format!(
+            "{}: GitLab's answer is over {} MiB, more than this server reads; ask for less (a page, a file, a line range).",
+            heading(call),
+            limit / (1024 * 1024)
+        ),
+        GitLabError::PathChanged => format!(
+            "{}: refused, nothing was sent: URL parsing would have changed the request's path (a server bug; please report it).",
+            heading(call)
+        ),
+        GitLabError::TokenCharacters => format!(
+            "{}: refused, nothing was sent: the token contains characters that cannot be sent in an HTTP header.",
+            heading(call)
+        ),
     }
 }
 
@@ -36,13 +46,8 @@ fn heading(call: &ValidatedCall) -> String {
 
 /// A GET of one resource: a 404 is information, not a malfunction.
 fn is_get(call: &ValidatedCall) -> bool {
-    matches!(
-        call.action.route,
-        Route::Rest {
-            method: Method::Get,
-            ..
-        }
-    ) && matches!(call.action.returns, Returns::One(_) | Returns::Text(_))
+    call.action.method() == Some(Method::Get)
+        && matches!(call.action.returns, Returns::One(_) | Returns::Text(_))
 }
 
 fn not_found(call: &ValidatedCall, status: &StatusError) -> String {
@@ -50,10 +55,7 @@ fn not_found(call: &ValidatedCall, status: &StatusError) -> String {
         .args
         .iter()
         .filter(|a| a.spec.location == Location::Path)
-        .map(|a| match &a.value {
-            Value::String(s) => format!("{} \"{s}\"", a.spec.name),
-            other => format!("{} {other}", a.spec.name),
-        })
+        .map(|a| format!("{} {}", a.spec.name, a.value))
         .collect();
     let mut out = format!(
         "Not found: {} with {}. It may not exist, or the token cannot see it (GitLab answers 404 for both).",

@@ -5,11 +5,12 @@ use std::borrow::Cow;
 
 use super::compact;
 use super::tree::Node;
+use crate::catalog::KindSpec;
 use crate::dispatch::View;
 
 /// What an object becomes under the view: raw, the chosen fields, or the
 /// compact default.
-pub fn shape<'a>(item: Node<'a>, kind: &str, in_list: bool, view: &View) -> Node<'a> {
+pub fn shape<'a>(item: Node<'a>, kind: Option<&KindSpec>, in_list: bool, view: &View) -> Node<'a> {
     match (&view.fields, view.raw) {
         (Some(fields), raw) => pick(item, fields, raw),
         (None, true) => item,
@@ -32,7 +33,7 @@ fn pick<'a>(item: Node<'a>, wanted: &[String], raw: bool) -> Node<'a> {
             value
         } else {
             // Generic rules only: users become usernames, noise goes.
-            match compact::compact(Node::Obj(vec![(key.clone(), value)]), "", false) {
+            match compact::compact(Node::Obj(vec![(key.clone(), value)]), None, false) {
                 Node::Obj(mut m) if !m.is_empty() => m.remove(0).1,
                 _ => Node::Null,
             }
@@ -83,6 +84,10 @@ pub fn list_text(shown: &[Node], cap: usize) -> (String, usize) {
     (text, count)
 }
 
+/// Bytes cut beyond the excess when a text is shortened: the `…` and the
+/// escapes a cut can change take a few bytes, and one pass should suffice.
+const SHORTENING_SLACK: usize = 64;
+
 /// One object within the cap: if it is too long, its longest texts are
 /// shortened, and the note says which.
 pub fn object_text(value: &mut Node, cap: usize) -> (String, Option<String>) {
@@ -102,7 +107,7 @@ pub fn object_text(value: &mut Node, cap: usize) -> (String, Option<String>) {
             .max_by_key(|(_, s)| s.len());
         let Some((key, s)) = longest else { break };
         let len = s.len();
-        let excess = text.len() - cap + 64;
+        let excess = text.len() - cap + SHORTENING_SLACK;
         if excess >= len {
             *s = Cow::Borrowed("…");
         } else {

@@ -13,20 +13,21 @@ mod diff;
 mod failure;
 mod json;
 mod pagination;
-mod resources;
 mod text;
 mod tree;
 mod zip_listing;
 
 pub use failure::{Context, failure};
 pub use pagination::pagination_line;
+pub use text::window;
 
 use serde_json::{Map, Value, json};
 
 use tree::Node;
 
-use crate::catalog::{Returns, Special, TextStart};
+use crate::catalog::{Diffs, KindSpec, Returns, TextStart};
 use crate::dispatch::ValidatedCall;
+use crate::encoding::decode_base64;
 use crate::gitlab::{Pagination, Response};
 
 /// Default size cap of one answer's text.
@@ -49,86 +50,114 @@ impl Default for Options {
     }
 }
 
+/// The result of a tool call, before any protocol wrapping: what the model
+/// reads, whether it is an error, and optionally the same as JSON.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Rendered {
+pub struct Output {
     pub text: String,
-    pub structured: Option<Value>,
-    /// The answer is fine but what was asked of it is not (a `file` with no diff).
     pub is_error: bool,
+    /// The result as JSON, when structured content is on.
+    pub structured: Option<Value>,
 }
 
-impl Rendered {
-    fn text(text: String) -> Self {
-        Rendered {
+impl Output {
+    pub fn ok(text: String) -> Self {
+        Output {
             text,
-            structured: None,
             is_error: false,
+            structured: None,
+        }
+    }
+
+    pub fn error(text: String) -> Self {
+        Output {
+            text,
+            is_error: true,
+            structured: None,
         }
     }
 }
 
-/// The result of a successful answer.
-pub fn success(call: &ValidatedCall, response: &Response, options: Options) -> Rendered {
+/// The result of a successful answer, by what the action returns.
+pub fn success(call: &ValidatedCall, response: &Response, options: Options) -> Output {
     let cap = options.max_bytes;
-    let body = || String::from_utf8_lossy(&response.body);
-    let mut rendered = match (call.action.returns, Node::parse(&response.body)) {
-        _ if call.action.special == Some(Special::ArtifactList) => {
-            match zip_listing::listing(&response.body) {
-                Some(listing) => Rendered::text(text::window(
-                    &listing,
-                    call.view.lines,
-                    TextStart::Head,
-                    cap,
-                )),
-                None => Rendered {
-                    text: "GitLab's answer is not a zip archive; nothing to list.".into(),
-                    structured: None,
-                    is_error: true,
-                },
-            }
-        }
-        (Returns::Text(start), _) => {
-            Rendered::text(text::window(&body(), call.view.lines, start, cap))
-        }
-        (Returns::Nothing, None) => Rendered::text(format!(
+    let parsed = Node::parse(&response.body);
+    let mut output = match (call.action.returns, parsed) {
+        (Returns::Text(start), _) => Output::ok(window(
+            &String::from_utf8_lossy(&response.body),
+            call.view.lines,
+            start,
+            cap,
+        )),
+        (Returns::Nothing, None) => Output::ok(format!(
             "Done: {} {} succeeded (HTTP {}).",
             call.tool.name, call.action.name, response.status
         )),
-        (Returns::List("diff"), Some(Node::Arr(diffs)))
-            if !call.view.raw && call.view.fields.is_none() =>
-        {
-            match diff::render(&diffs, call.view.file.as_deref(), cap) {
-                Ok(text) => Rendered::text(text),
-                Err(message) => Rendered {
-                    text: message,
-                    structured: None,
-                    is_error: true,
-                },
-            }
+        (Returns::List(kind), Some(Node::Arr(items))) if kind.diffs == Diffs::Itself => {
+            diff_list(call, kind, items, &response.pagination, options)
         }
         (Returns::List(kind), Some(Node::Arr(items))) => {
             list(call, kind, items, &response.pagination, options)
         }
-        (Returns::One(kind) | Returns::List(kind), Some(node)) => one(call, kind, node, options),
-        (Returns::Nothing, Some(node)) => one(call, "", node, options),
-        (_, None) => Rendered::text(text::window(&body(), None, TextStart::Head, cap)),
+        (Returns::One(kind) | Returns::List(kind), Some(node)) => {
+            one(call, Some(kind), node, options)
+        }
+        (Returns::Nothing, Some(node)) => one(call, None, node, options),
+        // Not JSON where JSON was expected: show what came, within the cap.
+        (_, None) => Output::ok(window(
+            &String::from_utf8_lossy(&response.body),
+            None,
+            TextStart::Head,
+            cap,
+        )),
     };
     if matches!(call.action.returns, Returns::List(_))
         && let Some(line) = pagination_line(call, &response.pagination)
     {
-        rendered.text.push('\n');
-        rendered.text.push_str(&line);
+        output.text.push('\n');
+        output.text.push_str(&line);
     }
-    rendered
+    output
+}
+
+/// A list whose items are file diffs: shown as diffs, unless `fields` or
+/// `raw` asked for the JSON.
+fn diff_list(
+    call: &ValidatedCall,
+    kind: &'static KindSpec,
+    items: Vec<Node>,
+    pagination: &Pagination,
+    options: Options,
+) -> Output {
+    if call.view.raw || call.view.fields.is_some() {
+        return list(call, kind, items, pagination, options);
+    }
+    match diff::render(&items, call.view.file.as_deref(), options.max_bytes) {
+        Ok(text) => Output::ok(text),
+        Err(message) => Output::error(message),
+    }
+}
+
+/// The file list of a zip archive (a job's artifacts), windowed like text.
+pub fn archive_listing(call: &ValidatedCall, response: &Response, options: Options) -> Output {
+    match zip_listing::listing(&response.body) {
+        Some(listing) => Output::ok(window(
+            &listing,
+            call.view.lines,
+            TextStart::Head,
+            options.max_bytes,
+        )),
+        None => Output::error("GitLab's answer is not a zip archive; nothing to list.".into()),
+    }
 }
 
 fn list(
     call: &ValidatedCall,
-    kind: &str,
+    kind: &'static KindSpec,
     items: Vec<Node>,
     pagination: &Pagination,
     options: Options,
-) -> Rendered {
+) -> Output {
     let cap = options.max_bytes;
     let note = {
         let refs: Vec<&Node> = items.iter().collect();
@@ -137,7 +166,7 @@ fn list(
     let total = items.len();
     let shown: Vec<Node> = items
         .into_iter()
-        .map(|i| json::shape(i, kind, true, &call.view))
+        .map(|i| json::shape(i, Some(kind), true, &call.view))
         .collect();
     let (mut text, count) = json::list_text(&shown, cap);
     if total == 0 {
@@ -158,25 +187,31 @@ fn list(
         let items: Vec<Value> = shown[..count].iter().map(Node::to_value).collect();
         json!({ "items": items, "pagination": pagination_json(pagination) })
     });
-    Rendered {
+    Output {
         text,
         structured,
         is_error: false,
     }
 }
 
-fn one(call: &ValidatedCall, kind: &str, mut node: Node, options: Options) -> Rendered {
+fn one(
+    call: &ValidatedCall,
+    kind: Option<&'static KindSpec>,
+    mut node: Node,
+    options: Options,
+) -> Output {
     let cap = options.max_bytes;
     if !call.view.raw {
         decode_file_content(&mut node);
     }
     let note = json::unknown_fields(&[&node], &call.view);
-    // Diffs inside an object (compare, merge request changes) are shown as
-    // diffs after the object.
-    let diffs = if call.view.raw || call.view.fields.is_some() {
-        None
-    } else {
-        take_diffs(&mut node)
+    // Diffs inside an object (compare's `diffs`) are shown as diffs after
+    // the object.
+    let diffs = match kind.map(|k| k.diffs) {
+        Some(Diffs::InField(field)) if !call.view.raw && call.view.fields.is_none() => {
+            take_diffs(&mut node, field)
+        }
+        _ => None,
     };
     let mut shown = json::shape(node, kind, false, &call.view);
     let (mut text, cut) = json::object_text(&mut shown, cap);
@@ -199,7 +234,7 @@ fn one(call: &ValidatedCall, kind: &str, mut node: Node, options: Options) -> Re
             }
         }
     }
-    Rendered {
+    Output {
         text,
         structured: options.structured.then(|| shown.to_value()),
         is_error,
@@ -214,24 +249,21 @@ fn decode_file_content(node: &mut Node) {
     let Some(content) = node.get("content").and_then(Node::as_str) else {
         return;
     };
-    let decoded =
-        crate::gitlab::request::decode_base64(content).and_then(|b| String::from_utf8(b).ok());
+    let decoded = decode_base64(content).and_then(|b| String::from_utf8(b).ok());
     if let Some(text) = decoded {
         node.set("content", Node::Str(text.into()));
         node.set("encoding", Node::Str("text".into()));
     }
 }
 
-fn take_diffs<'a>(node: &mut Node<'a>) -> Option<Vec<Node<'a>>> {
-    for key in ["diffs", "changes"] {
-        if let Some(Node::Arr(_)) = node.get(key) {
-            return match node.take(key) {
-                Some(Node::Arr(items)) => Some(items),
-                _ => None,
-            };
-        }
+fn take_diffs<'a>(node: &mut Node<'a>, field: &str) -> Option<Vec<Node<'a>>> {
+    if !matches!(node.get(field), Some(Node::Arr(_))) {
+        return None;
     }
-    None
+    match node.take(field) {
+        Some(Node::Arr(items)) => Some(items),
+        _ => None,
+    }
 }
 
 fn pagination_json(p: &Pagination) -> Value {

@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::dispatch::ValidatedCall;
+use crate::encoding::{percent_decode, scalar_text};
 use crate::gitlab::Pagination;
 
 /// `page 2/5 · per_page 20 · total 93 · next: {"page": 3}`, or `None` when
@@ -45,10 +46,7 @@ fn keyset_next(call: &ValidatedCall, link: &str) -> String {
         let Some(spec) = call.action.param(&key) else {
             continue;
         };
-        let given = call.arg(spec.name).map(|v| match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        });
+        let given = call.arg(spec.name).map(scalar_text);
         if given.as_deref() != Some(value.as_str()) {
             next.insert(key, Value::String(value));
         }
@@ -58,34 +56,4 @@ fn keyset_next(call: &ValidatedCall, link: &str) -> String {
     } else {
         format!("next: add {} to params", Value::Object(next))
     }
-}
-
-fn percent_decode(text: &str) -> String {
-    fn hex(b: u8) -> Option<u8> {
-        (b as char).to_digit(16).map(|d| d as u8)
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let decoded = match bytes[i] {
-            b'%' if i + 2 < bytes.len() => hex(bytes[i + 1]).zip(hex(bytes[i + 2])),
-            _ => None,
-        };
-        match (decoded, bytes[i]) {
-            (Some((hi, lo)), _) => {
-                out.push(hi << 4 | lo);
-                i += 3;
-            }
-            (None, b'+') => {
-                out.push(b' ');
-                i += 1;
-            }
-            (None, b) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }

@@ -5,81 +5,124 @@
 use crate::catalog::TextStart;
 use crate::dispatch::LineRange;
 
+/// Room kept under the cap for the footer: its longest form (line numbers,
+/// the byte count, the cap, two `lines` pointers) is under 200 bytes.
+const FOOTER_ROOM: usize = 200;
+
+/// A window of lines `[start, end)`, 0-based.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+}
+
+impl Span {
+    fn len(self) -> usize {
+        self.end - self.start
+    }
+}
+
 pub fn window(text: &str, range: Option<LineRange>, start: TextStart, cap: usize) -> String {
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let total = lines.len();
     if range.is_none() && text.len() <= cap {
         return text.to_string();
     }
-    // The requested lines, as 0-based [from, to).
-    let (from, to) = match range {
-        Some(LineRange::Span { start, end }) => {
-            ((start - 1).min(total), end.map_or(total, |e| e.min(total)))
-        }
-        Some(LineRange::Last(n)) => (total.saturating_sub(n), total),
-        None => (0, total),
-    };
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let asked = requested(range, lines.len());
     // Within the cap: drop lines from the far end of the reading direction.
     let from_end = match range {
         Some(LineRange::Last(_)) => true,
         Some(LineRange::Span { .. }) => false,
         None => start == TextStart::Tail,
     };
-    let budget = cap.saturating_sub(200);
-    let (mut a, mut b) = (from, to);
-    let mut size: usize = lines[a..b].iter().map(|l| l.len()).sum();
-    while size > budget && b - a > 1 {
-        if from_end {
-            size -= lines[a].len();
-            a += 1;
-        } else {
-            b -= 1;
-            size -= lines[b].len();
-        }
-    }
-    let mut body: String = lines[a..b].concat();
-    let mut cut_line = false;
-    if body.len() > budget {
+    let budget = cap.saturating_sub(FOOTER_ROOM);
+    let shown = fit(&lines, asked, budget, from_end);
+    let mut body: String = lines[shown.start..shown.end].concat();
+    let cut_line = body.len() > budget;
+    if cut_line {
         // One line longer than the cap (minified code): cut the line itself.
         let mut end = budget;
         while !body.is_char_boundary(end) {
             end -= 1;
         }
         body.truncate(end);
-        cut_line = true;
     }
     if !body.ends_with('\n') && !body.is_empty() {
         body.push('\n');
     }
-    let mut footer = format!("[lines {}-{} of {total}", a + 1, b);
+    body.push_str(&footer(
+        text.len(),
+        lines.len(),
+        asked,
+        shown,
+        cut_line,
+        cap,
+    ));
+    body
+}
+
+/// The lines asked for, clamped to the text.
+fn requested(range: Option<LineRange>, total: usize) -> Span {
+    let (start, end) = match range {
+        Some(LineRange::Span { start, end }) => {
+            ((start - 1).min(total), end.map_or(total, |e| e.min(total)))
+        }
+        Some(LineRange::Last(n)) => (total.saturating_sub(n), total),
+        None => (0, total),
+    };
+    Span { start, end }
+}
+
+/// The largest part of `asked` within `budget` bytes, keeping at least one line.
+fn fit(lines: &[&str], asked: Span, budget: usize, from_end: bool) -> Span {
+    let mut shown = asked;
+    let mut size: usize = lines[shown.start..shown.end].iter().map(|l| l.len()).sum();
+    while size > budget && shown.len() > 1 {
+        if from_end {
+            size -= lines[shown.start].len();
+            shown.start += 1;
+        } else {
+            shown.end -= 1;
+            size -= lines[shown.end].len();
+        }
+    }
+    shown
+}
+
+/// `[lines 9901-10000 of 10000 (... cut to the 64 KB response cap) · earlier: "lines": "9801-9900"]`
+fn footer(
+    bytes: usize,
+    total: usize,
+    asked: Span,
+    shown: Span,
+    cut_line: bool,
+    cap: usize,
+) -> String {
+    let mut footer = format!("[lines {}-{} of {total}", shown.start + 1, shown.end);
     if cut_line {
         footer.push_str(", the last one cut");
     }
-    let capped = a > from || b < to || cut_line;
-    if capped {
+    if shown.start > asked.start || shown.end < asked.end || cut_line {
         footer.push_str(&format!(
-            " ({} bytes in all; cut to the {} KB response cap)",
-            text.len(),
+            " ({bytes} bytes in all; cut to the {} KB response cap)",
             cap / 1024
         ));
     }
-    if a > 0 {
-        let earlier_end = a;
-        let earlier_start = (earlier_end + 1).saturating_sub(b - a).max(1);
+    if shown.start > 0 {
+        let earlier_end = shown.start;
+        let earlier_start = (earlier_end + 1).saturating_sub(shown.len()).max(1);
         footer.push_str(&format!(
             " · earlier: \"lines\": \"{earlier_start}-{earlier_end}\""
         ));
     }
-    if b < total {
-        let later_start = b + 1;
-        let later_end = (b + (b - a)).min(total);
+    if shown.end < total {
+        let later_start = shown.end + 1;
+        let later_end = (shown.end + shown.len()).min(total);
         footer.push_str(&format!(
             " · later: \"lines\": \"{later_start}-{later_end}\""
         ));
     }
     footer.push(']');
-    body.push_str(&footer);
-    body
+    footer
 }
 
 #[cfg(test)]

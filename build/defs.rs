@@ -1,0 +1,151 @@
+//! The catalog's file formats, as serde reads them. Every struct denies
+//! unknown keys, so a misspelled key fails the build instead of being
+//! ignored.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// `catalog/_shared.toml`: parameters many actions share, bundles of them,
+/// and the toolsets tool files may name.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedFile {
+    pub params: BTreeMap<String, ParamDef>,
+    #[serde(default)]
+    pub bundles: BTreeMap<String, Vec<String>>,
+    pub toolsets: BTreeMap<String, String>,
+}
+
+/// `catalog/gitlab_<noun>.toml`: one meta-tool.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolFile {
+    pub name: String,
+    pub title: String,
+    pub toolsets: Vec<String>,
+    pub summary: String,
+    pub example: String,
+    pub actions: Vec<ActionDef>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionDef {
+    pub name: String,
+    pub summary: String,
+    /// `"GET /projects/{project_id}/issues"`
+    pub http: String,
+    /// A file of `src/handlers/` that builds the request or reads the answer.
+    pub handler: Option<String>,
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub returns: String,
+    #[serde(default, rename = "use")]
+    pub uses: Vec<String>,
+    #[serde(default)]
+    pub params: Vec<NamedParamDef>,
+    #[serde(default)]
+    pub hints: BTreeMap<String, String>,
+    /// Values always sent, such as `state_event = "close"` for `close`.
+    #[serde(default)]
+    pub fixed: BTreeMap<String, toml::Value>,
+    /// A file of `src/dispatch/checks/`: a rule across parameters.
+    pub check: Option<String>,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct NamedParamDef {
+    pub name: String,
+    #[serde(flatten)]
+    pub def: ParamDef,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct ParamDef {
+    #[serde(rename = "type")]
+    pub ty: String,
+    #[serde(rename = "in")]
+    pub location: Option<String>,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default, rename = "enum")]
+    pub allowed: Vec<String>,
+    pub default: Option<toml::Value>,
+    pub format: Option<String>,
+    pub items: Option<String>,
+    pub style: Option<String>,
+    /// The fields of each object in an array of objects.
+    #[serde(default)]
+    pub fields: Vec<FieldDef>,
+    /// GitLab runs `/command` lines of this text as quick actions.
+    #[serde(default)]
+    pub quick_actions: bool,
+    pub doc: String,
+}
+
+/// One field of the objects in an array parameter.
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct FieldDef {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default, rename = "enum")]
+    pub allowed: Vec<String>,
+    pub doc: String,
+}
+
+/// `catalog/kinds.toml`: every resource kind an action may return.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KindsFile {
+    pub defaults: KindDefaults,
+    pub kinds: BTreeMap<String, KindDef>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KindDefaults {
+    pub long_text: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KindDef {
+    #[serde(default)]
+    pub summary: Vec<String>,
+    pub long_text: Option<Vec<String>>,
+    /// `"self"`, or the field holding the diffs.
+    pub diffs: Option<String>,
+}
+
+/// `catalog/vocabulary.toml`: the words agents use.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VocabularyFile {
+    pub param_synonyms: BTreeMap<String, Vec<String>>,
+    pub action_words: BTreeMap<String, String>,
+    pub envelope_aliases: EnvelopeAliases,
+    pub examples: Examples,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvelopeAliases {
+    pub params: Vec<String>,
+    pub action: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Examples {
+    pub by_name: BTreeMap<String, toml::Value>,
+    pub by_format: BTreeMap<String, toml::Value>,
+    pub by_type: BTreeMap<String, toml::Value>,
+}

@@ -1,0 +1,201 @@
+//! One action entry, expanded and checked: shared parameters resolved,
+//! default locations filled in, every reference (kind, handler, check,
+//! placeholder) resolved or refused with the file and action named.
+
+use std::collections::BTreeSet;
+
+use crate::SHAPES;
+use crate::defs::{ActionDef, KindsFile, NamedParamDef, ParamDef, SharedFile, ToolFile};
+use crate::json::toml_to_json;
+
+/// What an entry may refer to.
+pub struct Known<'a> {
+    pub shared: &'a SharedFile,
+    pub kinds: &'a KindsFile,
+    pub handlers: BTreeSet<String>,
+    pub checks: BTreeSet<String>,
+}
+
+/// An action after shared parameters are expanded and defaults applied.
+pub struct Action {
+    pub name: String,
+    pub summary: String,
+    /// `None` for the generated `help`, the only local action.
+    pub rest: Option<(String, String)>,
+    pub handler: Option<String>,
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub returns: String,
+    pub params: Vec<NamedParamDef>,
+    pub hints: Vec<(u16, String)>,
+    /// Name, JSON text, location.
+    pub fixed: Vec<(String, String, &'static str)>,
+    pub check: Option<String>,
+    /// Where it came from, for messages.
+    pub here: String,
+}
+
+pub fn action(a: &ActionDef, known: &Known, file: &str) -> Action {
+    let here = format!("{file} action `{}`", a.name);
+    let (method, template) = a
+        .http
+        .split_once(' ')
+        .unwrap_or_else(|| panic!("{here}: `http` must be \"METHOD /path\""));
+    if !matches!(method, "GET" | "POST" | "PUT" | "PATCH" | "DELETE") {
+        panic!("{here}: unsupported HTTP method {method}");
+    }
+
+    let mut params: Vec<NamedParamDef> = Vec::new();
+    for name in &a.uses {
+        let names = known
+            .shared
+            .bundles
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| vec![name.clone()]);
+        for n in names {
+            let def =
+                known.shared.params.get(&n).unwrap_or_else(|| {
+                    panic!("{here}: `use` names unknown shared parameter `{n}`")
+                });
+            params.push(NamedParamDef {
+                name: n,
+                def: def.clone(),
+            });
+        }
+    }
+    params.extend(a.params.iter().cloned());
+
+    // Where a parameter goes when the entry does not say: GitLab reads the
+    // query string of GET and DELETE requests and the body of the others.
+    let default_location = match method {
+        "POST" | "PUT" | "PATCH" => "body",
+        _ => "query",
+    };
+    for p in &mut params {
+        if p.def.location.is_none() {
+            p.def.location = Some(default_location.to_string());
+        }
+    }
+
+    let hints = a
+        .hints
+        .iter()
+        .map(|(k, v)| {
+            let status = k
+                .parse()
+                .unwrap_or_else(|_| panic!("{here}: hint key `{k}` is not an HTTP status"));
+            (status, v.clone())
+        })
+        .collect();
+
+    let fixed = a
+        .fixed
+        .iter()
+        .map(|(k, v)| {
+            let json = toml_to_json(v).unwrap_or_else(|e| panic!("{here}: fixed `{k}`: {e}"));
+            let location = if default_location == "body" {
+                "Body"
+            } else {
+                "Query"
+            };
+            (k.clone(), json, location)
+        })
+        .collect();
+
+    check_returns(&a.returns, known.kinds, &here);
+    if let Some(handler) = &a.handler
+        && !known.handlers.contains(handler)
+    {
+        panic!(
+            "{here}: handler `{handler}` has no file src/handlers/{handler}.rs (handlers: {})",
+            list(&known.handlers)
+        );
+    }
+    if let Some(check) = &a.check
+        && !known.checks.contains(check)
+    {
+        panic!(
+            "{here}: check `{check}` has no file src/dispatch/checks/{check}.rs (checks: {})",
+            list(&known.checks)
+        );
+    }
+
+    Action {
+        name: a.name.clone(),
+        summary: a.summary.clone(),
+        rest: Some((method.to_string(), template.to_string())),
+        handler: a.handler.clone(),
+        // Every annotation must be written out: an entry cannot silently
+        // inherit a default.
+        read_only: annotation(a.read_only, "read_only", &here),
+        destructive: annotation(a.destructive, "destructive", &here),
+        idempotent: annotation(a.idempotent, "idempotent", &here),
+        returns: a.returns.clone(),
+        params,
+        hints,
+        fixed,
+        check: a.check.clone(),
+        here,
+    }
+}
+
+fn check_returns(returns: &str, kinds: &KindsFile, here: &str) {
+    let kind = returns.strip_suffix("[]").unwrap_or(returns);
+    if SHAPES.contains(&returns) {
+        return;
+    }
+    if SHAPES.contains(&kind) || !kinds.kinds.contains_key(kind) {
+        panic!(
+            "{here}: returns `{returns}` names no kind of catalog/kinds.toml (declare it there, or use \"text\", \"log\" or \"nothing\")"
+        );
+    }
+}
+
+fn list(names: &BTreeSet<String>) -> String {
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.iter().cloned().collect::<Vec<_>>().join(", ")
+    }
+}
+
+fn annotation(value: Option<bool>, key: &str, here: &str) -> bool {
+    value.unwrap_or_else(|| panic!("{here}: `{key}` must be given (true or false)"))
+}
+
+/// Every tool answers `help`, generated here so it always lists the tool's
+/// real actions.
+pub fn help_action(tool: &ToolFile) -> Action {
+    Action {
+        name: "help".into(),
+        summary: "Describe this tool's actions, or one action's parameters in full.".into(),
+        rest: None,
+        handler: None,
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        returns: "text".into(),
+        params: vec![NamedParamDef {
+            name: "action".into(),
+            def: ParamDef {
+                ty: "string".into(),
+                location: Some("query".into()),
+                required: false,
+                allowed: tool.actions.iter().map(|a| a.name.clone()).collect(),
+                default: None,
+                format: None,
+                items: None,
+                style: None,
+                fields: Vec::new(),
+                quick_actions: false,
+                doc: "The action to describe; omit to list every action.".into(),
+            },
+        }],
+        hints: Vec::new(),
+        fixed: Vec::new(),
+        check: None,
+        here: format!("{} action `help`", tool.name),
+    }
+}

@@ -1,0 +1,42 @@
+//! `upload`: a Markdown upload (https://docs.gitlab.com/api/project_markdown_uploads/)
+//! sends the file as `multipart/form-data`, built from `file_name`,
+//! `content` and `encoding` (text or base64); bad base64 is refused before
+//! anything is sent.
+
+use serde_json::Value;
+
+use super::Handler;
+use crate::catalog::RestRoute;
+use crate::dispatch::ValidatedCall;
+use crate::encoding::decode_base64;
+use crate::gitlab::{Body, HttpRequest, request};
+
+pub struct Upload;
+
+impl Handler for Upload {
+    fn request(&self, call: &ValidatedCall, route: &RestRoute) -> Result<HttpRequest, String> {
+        let mut request = request::build(call, route);
+        let mut fields = match request.body.take() {
+            Some(Body::Json(Value::Object(fields))) => fields,
+            _ => Default::default(),
+        };
+        let mut take = |name: &str| match fields.remove(name) {
+            Some(Value::String(s)) => s,
+            _ => String::new(),
+        };
+        let file_name = take("file_name");
+        let content = take("content");
+        let bytes = match take("encoding").as_str() {
+            "base64" => decode_base64(&content).ok_or_else(|| {
+                "`content` is not valid base64 (with `encoding: base64`); send text with `encoding: text`".to_string()
+            })?,
+            _ => content.into_bytes(),
+        };
+        request.body = Some(Body::File {
+            field: "file",
+            file_name,
+            bytes,
+        });
+        Ok(request)
+    }
+}
