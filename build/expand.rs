@@ -4,9 +4,11 @@
 
 use std::collections::BTreeSet;
 
-use crate::SHAPES;
 use crate::defs::{ActionDef, KindsFile, NamedParamDef, ParamDef, SharedFile, ToolFile};
 use crate::json::toml_to_json;
+
+/// Names that are shapes of an answer, not resource kinds.
+pub const SHAPES: &[&str] = &["text", "log", "nothing"];
 
 /// What an entry may refer to.
 pub struct Known<'a> {
@@ -138,6 +140,23 @@ pub fn action(a: &ActionDef, known: &Known, file: &str) -> Action {
         fixed,
         check: a.check.clone(),
         here,
+    }
+}
+
+/// Every toolset a tool file names is declared in `_shared.toml`.
+pub fn check_toolsets(tool: &ToolFile, shared: &SharedFile, file: &str) {
+    for set in &tool.toolsets {
+        if !shared.toolsets.contains_key(set) {
+            panic!(
+                "{file}: toolset `{set}` is not declared in catalog/_shared.toml [toolsets] (declared: {})",
+                shared
+                    .toolsets
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
     }
 }
 

@@ -28,9 +28,6 @@ use serde::Deserialize;
 
 use defs::{KindsFile, SharedFile, ToolFile, VocabularyFile};
 
-/// Names that are shapes of an answer, not resource kinds.
-const SHAPES: &[&str] = &["text", "log", "nothing"];
-
 fn main() {
     let dir = Path::new("catalog");
     println!("cargo::rerun-if-changed=catalog");
@@ -74,19 +71,7 @@ fn main() {
         println!("cargo::rerun-if-changed={}", path.display());
         let tool: ToolFile = parse(path);
         let here = path.display().to_string();
-        for set in &tool.toolsets {
-            if !shared.toolsets.contains_key(set) {
-                panic!(
-                    "{here}: toolset `{set}` is not declared in catalog/_shared.toml [toolsets] (declared: {})",
-                    shared
-                        .toolsets
-                        .keys()
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-            }
-        }
+        expand::check_toolsets(&tool, &shared, &here);
         let actions: Vec<expand::Action> = tool
             .actions
             .iter()

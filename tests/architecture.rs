@@ -1,7 +1,9 @@
-//! The layer invariants of ARCHITECTURE.md, checked on the source: only
-//! `mcp/` knows rmcp, only `gitlab/client.rs` knows reqwest, `dispatch/` does
-//! no I/O, and nothing but the command line writes to stdout.
+//! The layer invariants of ARCHITECTURE.md, checked on the source: each
+//! layer uses only the layers its table allows, only `mcp/` knows rmcp,
+//! only `gitlab/client.rs` knows reqwest, `dispatch/` does no I/O, and
+//! nothing but the command line writes to stdout.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -92,4 +94,107 @@ fn nothing_but_the_command_line_writes_to_stdout() {
         found.is_empty(),
         "stdout written outside main.rs: {found:#?}"
     );
+}
+
+/// The layer table of ARCHITECTURE.md: each layer and what it may use.
+fn allowed_edges() -> BTreeMap<String, BTreeSet<String>> {
+    let text =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md")).unwrap();
+    let table = text
+        .split("<!-- layers:start -->")
+        .nth(1)
+        .and_then(|rest| rest.split("<!-- layers:end -->").next())
+        .expect("ARCHITECTURE.md has the layer table between its markers");
+    let names = |cell: &str| -> BTreeSet<String> {
+        cell.split(',')
+            .map(|n| n.trim().trim_matches('`').to_string())
+            .filter(|n| !n.is_empty())
+            .collect()
+    };
+    table
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split('|').collect();
+            let layer = cells[0].trim().trim_matches('`').to_string();
+            (layer, names(cells.get(1).copied().unwrap_or("")))
+        })
+        .collect()
+}
+
+/// The layer of a file under `src/`: its first path component.
+fn layer_of(file: &str) -> String {
+    file.split('/')
+        .next()
+        .unwrap()
+        .trim_end_matches(".rs")
+        .to_string()
+}
+
+/// Every `crate::<layer>` a line names.
+fn crate_refs(line: &str) -> Vec<String> {
+    line.match_indices("crate::")
+        .map(|(i, _)| {
+            line[i + 7..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn each_layer_uses_only_what_architecture_md_allows() {
+    let edges = allowed_edges();
+    let mut layers_in_src = BTreeSet::new();
+    let mut violations = Vec::new();
+    for (file, line) in code() {
+        let layer = layer_of(&file);
+        if layer == "main" || layer == "lib" {
+            continue;
+        }
+        layers_in_src.insert(layer.clone());
+        let Some(allowed) = edges.get(&layer) else {
+            continue;
+        };
+        for used in crate_refs(&line) {
+            if used != layer && !allowed.contains(&used) {
+                violations.push(format!("{file}: {layer} uses {used}: {line}"));
+            }
+        }
+    }
+    let missing: Vec<&String> = layers_in_src
+        .iter()
+        .filter(|l| !edges.contains_key(*l))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "layers missing from ARCHITECTURE.md's table: {missing:?}"
+    );
+    assert!(
+        violations.is_empty(),
+        "uses not allowed by ARCHITECTURE.md: {violations:#?}"
+    );
+}
+
+#[test]
+fn the_layer_table_has_no_cycle() {
+    let edges = allowed_edges();
+    // Depth-first search from each layer; a layer reached again on the
+    // current path closes a cycle.
+    fn visit<'a>(
+        layer: &'a str,
+        edges: &'a BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<&'a str>,
+    ) {
+        assert!(!path.contains(&layer), "cycle: {path:?} -> {layer}");
+        path.push(layer);
+        for next in edges.get(layer).into_iter().flatten() {
+            visit(next, edges, path);
+        }
+        path.pop();
+    }
+    for layer in edges.keys() {
+        visit(layer, &edges, &mut Vec::new());
+    }
 }

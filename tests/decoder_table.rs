@@ -157,29 +157,19 @@ fn every_problem_in_one_answer_with_accepted_parameters_once() {
 
 #[test]
 fn an_action_without_parameters_says_so() {
-    // Every tool's `help` has one optional parameter; check the wording on a
-    // rendered help of an action with none, if the catalog has one, else on
-    // the rule's text itself.
-    let without = catalog::tools()
-        .iter()
-        .flat_map(|t| t.actions.iter().map(move |a| (t, a)))
-        .find(|(_, a)| a.params.is_empty());
-    if let Some((tool, action)) = without {
-        let got = check(
-            tool.name,
-            json!({"action": action.name, "params": {"x": 1}}),
-        );
-        assert!(got.contains("This action takes no parameters."), "{got}");
-    } else {
-        let help = dispatch::help::action_help(
-            catalog::tool("gitlab_issue").unwrap(),
-            catalog::tool("gitlab_issue")
-                .unwrap()
-                .action("get")
-                .unwrap(),
-        );
-        assert!(!help.contains("This action takes no parameters."));
-    }
+    // `gitlab_user current` (GET /user) takes no parameters: a stray one is
+    // refused, and the help says there are none.
+    let tool = catalog::tool("gitlab_user").unwrap();
+    assert!(tool.action("current").unwrap().params.is_empty());
+    let got = check(
+        "gitlab_user",
+        json!({"action": "current", "params": {"x": 1}}),
+    );
+    assert!(
+        got.contains("`x` is not a parameter of this action")
+            && got.contains("This action takes no parameters."),
+        "{got}"
+    );
 }
 
 #[test]

@@ -220,8 +220,20 @@ async fn diffs_are_shown_by_file_and_one_file_on_request() {
         )
         .await;
     assert!(
-        text.contains("=== src/ü.rs (modified, +2 -1)") || text.contains("(modified, +2 -1)"),
+        text.contains("=== README.md (modified, +2 -1)\n@@ -1,3 +1,4 @@")
+            && text.contains("=== src/main.rs (modified, +2 -1)"),
         "{text}"
+    );
+    // A non-ASCII path keeps its header (commit 4 changes `src/ü.rs`).
+    let commit = h
+        .ok(
+            "gitlab_repository",
+            json!({"action": "commit_diff", "params": {"project_id": 1, "sha": fake_gitlab::db::sha(4)}}),
+        )
+        .await;
+    assert!(
+        commit.starts_with("=== src/ü.rs (modified, +2 -1)\n"),
+        "{commit}"
     );
     let one = h
         .ok("gitlab_merge_request", json!({"action": "diffs", "params": {"project_id": 1, "merge_request_iid": 1}, "file": "README.md"}))
