@@ -19,7 +19,7 @@ pub fn example_envelope(action: &ActionSpec) -> String {
 }
 
 /// A value `p` accepts.
-pub fn example_value(p: &ParamSpec) -> Value {
+fn example_value(p: &ParamSpec) -> Value {
     if let Some(first) = p.allowed.first() {
         return match p.ty {
             ParamType::Array => Value::Array(vec![Value::String((*first).into())]),

@@ -9,7 +9,7 @@ mod export;
 mod markdown;
 mod model;
 
-pub use examples::{example_envelope, example_value};
+pub use examples::example_envelope;
 pub use export::catalog_json;
 pub use markdown::catalog_markdown;
 
@@ -37,10 +37,6 @@ pub fn action_count() -> usize {
 /// Every resource kind, by name.
 pub fn kinds() -> &'static [&'static KindSpec] {
     generated::KINDS
-}
-
-pub fn kind(name: &str) -> Option<&'static KindSpec> {
-    kinds().iter().copied().find(|k| k.name == name)
 }
 
 /// Every toolset `--tools` accepts.

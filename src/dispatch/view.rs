@@ -83,17 +83,6 @@ impl LineRange {
         }
         Ok(LineRange::Span { start, end })
     }
-
-    pub fn to_text(self) -> String {
-        match self {
-            LineRange::Span {
-                start,
-                end: Some(end),
-            } => format!("{start}-{end}"),
-            LineRange::Span { start, end: None } => format!("{start}-"),
-            LineRange::Last(n) => format!("-{n}"),
-        }
-    }
 }
 
 /// The problems of a view for this action.
