@@ -1,7 +1,9 @@
 //! Tokens and who they belong to, checked the way GitLab checks them.
 //!
 //! - `PRIVATE-TOKEN: <pat>` or `Authorization: Bearer <pat or oauth>`
-//!   (gitlab-facts.md, "Auth"); an OAuth token in `PRIVATE-TOKEN` is unknown.
+//!   (docs: https://docs.gitlab.com/api/rest/authentication/); an OAuth
+//!   token in `PRIVATE-TOKEN` is unknown.
+//! - The sandbox takes any token, or none, as its demo user's.
 //! - No token: anonymous, public projects are readable (like gitlab.com).
 //! - Unknown token: 401 `{"message":"401 Unauthorized"}`.
 //! - Expired token: 401 `{"error":"invalid_token","error_description":...}`
@@ -19,7 +21,13 @@ pub struct Auth {
 }
 
 /// `Ok(None)` is anonymous; `Err` is GitLab's 401.
-pub fn authenticate(headers: &HeaderMap) -> Result<Option<Auth>, Response> {
+pub fn authenticate(app: &crate::Shared, headers: &HeaderMap) -> Result<Option<Auth>, Response> {
+    if let Some(user_id) = app.sandbox_user {
+        return Ok(Some(Auth {
+            user_id,
+            can_write: true,
+        }));
+    }
     let private = headers.get("private-token").and_then(|v| v.to_str().ok());
     let bearer = headers
         .get(header::AUTHORIZATION)

@@ -9,16 +9,24 @@
 //! headers, and it records every request exactly as it arrived. Tests can
 //! inject faults (a status, `Retry-After`, a delay, a malformed body).
 //!
-//! Where each behaviour comes from is noted beside it; "facts" refers to
-//! `../shared/gitlab-facts.md`, "docs" to docs.gitlab.com/api.
+//! Two seeds: `Db::seed`, the test fixture the test suite relies on, and
+//! `Db::sandbox`, a demo GitLab to try gitlab-mcp against
+//! (`FakeGitLab::start_sandbox`; see `sandbox.rs`). The crate is a normal
+//! library (no test-only dependencies), so a binary can embed it.
+//!
+//! Where each behaviour comes from is noted beside it, with the GitLab
+//! documentation page it imitates (docs.gitlab.com/api/...).
 
 pub mod auth;
 pub mod db;
+pub mod diff;
 pub mod faults;
 pub mod http;
 pub mod log;
 pub mod objects;
 mod routes;
+pub mod sandbox;
+mod server;
 pub mod zip;
 
 use std::net::SocketAddr;
@@ -49,6 +57,8 @@ pub struct Shared {
     /// Request lines whose answer was fully produced; a request whose client
     /// went away mid-answer never gets here.
     completed: Mutex<Vec<String>>,
+    /// In the sandbox every request, whatever its token, is this user's.
+    pub(crate) sandbox_user: Option<u64>,
 }
 
 /// Counts a request in flight for as long as it lives, cancelled or not.
@@ -70,6 +80,12 @@ impl Drop for InFlight<'_> {
 
 pub type App = Arc<Shared>;
 
+#[derive(Clone, Copy)]
+enum Seed {
+    Test,
+    Sandbox,
+}
+
 /// A running fake. Dropping it does not stop the server; it lives as long
 /// as the runtime that started it.
 #[derive(Clone)]
@@ -86,13 +102,35 @@ impl FakeGitLab {
 
     /// Start on `addr`; `record` keeps the request log.
     pub async fn start_on(addr: &str, record: bool) -> FakeGitLab {
+        Self::launch(addr, record, Seed::Test).await
+    }
+
+    /// The sandbox: the demo seed (`Db::sandbox`) on an ephemeral loopback
+    /// port, without a request log (it may run for hours). Every request is
+    /// the demo user's (alice, id 1) whatever token it carries, or none: it
+    /// is a sandbox, nothing in it is private. Writes are kept for the life
+    /// of the process. Needs a running Tokio runtime, like every `start`.
+    pub async fn start_sandbox() -> FakeGitLab {
+        Self::start_sandbox_on("127.0.0.1:0", false).await
+    }
+
+    /// The sandbox on `addr`; `record` keeps the request log.
+    pub async fn start_sandbox_on(addr: &str, record: bool) -> FakeGitLab {
+        Self::launch(addr, record, Seed::Sandbox).await
+    }
+
+    async fn launch(addr: &str, record: bool, seed: Seed) -> FakeGitLab {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .expect("bind fake GitLab");
         let addr = listener.local_addr().expect("local address");
         let host = format!("http://{addr}");
+        let (db, sandbox_user) = match seed {
+            Seed::Test => (db::Db::seed(&host), None),
+            Seed::Sandbox => (db::Db::sandbox(&host), Some(1)),
+        };
         let shared = Arc::new(Shared {
-            db: Mutex::new(db::Db::seed(&host)),
+            db: Mutex::new(db),
             log: Mutex::new(Vec::new()),
             faults: Mutex::new(Vec::new()),
             record,
@@ -100,13 +138,10 @@ impl FakeGitLab {
             in_flight: AtomicU64::new(0),
             max_in_flight: AtomicU64::new(0),
             completed: Mutex::new(Vec::new()),
+            sandbox_user,
         });
         let app = router(shared.clone());
-        tokio::spawn(async move {
-            axum::serve(listener, app)
-                .await
-                .expect("fake GitLab server");
-        });
+        tokio::spawn(server::serve(listener, app));
         FakeGitLab { addr, shared }
     }
 
@@ -164,8 +199,8 @@ fn router(shared: App) -> Router {
 }
 
 /// Every request passes here first: it is recorded, faults fire, the token
-/// is checked, and the answer gets an `X-Request-Id` (facts: every response
-/// carries one).
+/// is checked, and the answer gets an `X-Request-Id` (every GitLab response
+/// carries one: docs: https://docs.gitlab.com/api/rest/troubleshooting/).
 async fn front(State(app): State<App>, request: Request, next: Next) -> Response {
     let _in_flight = InFlight::new(&app);
     let n = app.request_counter.fetch_add(1, Ordering::Relaxed) + 1;
@@ -215,10 +250,10 @@ async fn front(State(app): State<App>, request: Request, next: Next) -> Response
             }
             match fault.status {
                 Some(status) => fault_response(&fault, status),
-                None => pass(parts, bytes, next).await,
+                None => pass(&app, parts, bytes, next).await,
             }
         }
-        None => pass(parts, bytes, next).await,
+        None => pass(&app, parts, bytes, next).await,
     };
     response.headers_mut().insert(
         "x-request-id",
@@ -231,11 +266,12 @@ async fn front(State(app): State<App>, request: Request, next: Next) -> Response
 }
 
 async fn pass(
+    app: &Shared,
     mut parts: axum::http::request::Parts,
     bytes: axum::body::Bytes,
     next: Next,
 ) -> Response {
-    match auth::authenticate(&parts.headers) {
+    match auth::authenticate(app, &parts.headers) {
         Ok(user) => {
             parts.extensions.insert(user);
             next.run(Request::from_parts(parts, Body::from(bytes)))
@@ -251,7 +287,8 @@ fn fault_response(fault: &Fault, status: u16) -> Response {
     let headers = response.headers_mut();
     headers.insert("content-type", HeaderValue::from_static(fault.content_type));
     if let Some(seconds) = fault.retry_after {
-        // On 429 GitLab sends Retry-After and the RateLimit-* family (facts).
+        // On 429 GitLab sends Retry-After and the RateLimit-* family
+        // (docs: https://docs.gitlab.com/security/rate_limits/).
         headers.insert(
             "retry-after",
             HeaderValue::from_str(&seconds.to_string()).unwrap(),

@@ -224,7 +224,9 @@ pub fn issue(db: &Db, p: &Project, i: &Issue) -> Value {
     })
 }
 
-/// Note (docs: notes API).
+/// Note (docs: https://docs.gitlab.com/api/notes/): a thread's notes say
+/// whether they are resolved, a diff note carries its `position`
+/// (docs: https://docs.gitlab.com/api/discussions/).
 pub fn note(
     db: &Db,
     n: &Note,
@@ -233,9 +235,9 @@ pub fn note(
     noteable_iid: u64,
     project_id: u64,
 ) -> Value {
-    json!({
+    let mut v = json!({
         "id": n.id,
-        "type": null,
+        "type": n.note_type,
         "body": n.body,
         "author": user(db, n.author_id),
         "created_at": n.created_at,
@@ -244,30 +246,61 @@ pub fn note(
         "noteable_id": noteable_id,
         "noteable_type": noteable_type,
         "project_id": project_id,
-        "resolvable": false,
+        "resolvable": n.resolvable,
         "confidential": n.internal,
         "internal": n.internal,
         "imported": false,
         "imported_from": "none",
         "noteable_iid": noteable_iid,
         "commands_changes": {},
-    })
+    });
+    if let Some(position) = &n.position {
+        v["commit_id"] = Value::Null;
+        v["position"] = position.clone();
+    }
+    if n.resolvable {
+        v["resolved"] = json!(n.resolved);
+        v["resolved_by"] = n.resolved_by.map(|id| user(db, id)).unwrap_or(Value::Null);
+        v["resolved_at"] = if n.resolved {
+            json!(n.created_at)
+        } else {
+            Value::Null
+        };
+    }
+    v
 }
 
-/// Discussion (docs: discussions API): an id and its notes.
-pub fn discussion(
+/// Discussions (docs: https://docs.gitlab.com/api/discussions/): the notes
+/// grouped by thread, in the order threads started; `individual_note` is
+/// true for a plain note that was not started as a thread.
+pub fn discussions(
     db: &Db,
-    n: &Note,
+    notes: &[Note],
     noteable_type: &str,
     noteable_id: u64,
     iid: u64,
     project_id: u64,
-) -> Value {
-    json!({
-        "id": n.discussion_id,
-        "individual_note": true,
-        "notes": [note(db, n, noteable_type, noteable_id, iid, project_id)],
-    })
+) -> Vec<Value> {
+    let mut order: Vec<&str> = Vec::new();
+    for n in notes {
+        if !order.contains(&n.discussion_id.as_str()) {
+            order.push(&n.discussion_id);
+        }
+    }
+    order
+        .into_iter()
+        .map(|id| {
+            let thread: Vec<&Note> = notes.iter().filter(|n| n.discussion_id == id).collect();
+            json!({
+                "id": id,
+                "individual_note": thread.len() == 1 && thread[0].note_type.is_none(),
+                "notes": thread
+                    .iter()
+                    .map(|n| note(db, n, noteable_type, noteable_id, iid, project_id))
+                    .collect::<Vec<_>>(),
+            })
+        })
+        .collect()
 }
 
 /// Merge request (docs: merge requests API, "Get single MR").
@@ -306,7 +339,9 @@ pub fn merge_request(db: &Db, p: &Project, m: &MergeRequest, full: bool) -> Valu
         "imported": false,
         "imported_from": "none",
         "work_in_progress": m.draft,
-        "milestone": null,
+        "milestone": m.milestone_id
+            .and_then(|id| p.milestones.iter().find(|x| x.id == id))
+            .map(|x| milestone(db, p, x)),
         "merge_when_pipeline_succeeds": false,
         "merge_status": "can_be_merged",
         "detailed_merge_status": if m.state == "opened" { "mergeable" } else { "not_open" },
@@ -333,19 +368,26 @@ pub fn merge_request(db: &Db, p: &Project, m: &MergeRequest, full: bool) -> Valu
         "squash_on_merge": m.squash,
         "task_completion_status": {"count": 0, "completed_count": 0},
         "has_conflicts": false,
-        "blocking_discussions_resolved": true,
+        "blocking_discussions_resolved": !m.notes.iter().any(|n| n.resolvable && !n.resolved),
         "approvals_before_merge": null,
     });
     if full {
+        let version = p
+            .mr_versions(m)
+            .pop()
+            .expect("a merge request has a version");
+        let head_pipeline = m
+            .head_pipeline_id
+            .and_then(|id| p.pipelines.iter().find(|pl| pl.id == id));
         let extra = json!({
             "subscribed": true,
-            "changes_count": "1",
+            "changes_count": if m.versions.is_empty() { "1".to_string() } else { version.diffs.len().to_string() },
             "latest_build_started_at": "2026-02-21T10:00:00.000Z",
             "latest_build_finished_at": "2026-02-21T10:05:00.000Z",
             "first_deployed_to_production_at": null,
-            "pipeline": null,
-            "head_pipeline": null,
-            "diff_refs": {"base_sha": crate::db::sha(4), "head_sha": m.sha, "start_sha": crate::db::sha(4)},
+            "pipeline": head_pipeline.map(|pl| pipeline(db, p, pl, false)),
+            "head_pipeline": head_pipeline.map(|pl| pipeline(db, p, pl, true)),
+            "diff_refs": {"base_sha": version.base_commit_sha, "head_sha": version.head_commit_sha, "start_sha": version.start_commit_sha},
             "merge_error": null,
             "first_contribution": false,
             "user": {"can_merge": true},

@@ -15,6 +15,10 @@ pub fn routes() -> Router<App> {
     let p = "/api/v4/projects/{id}";
     Router::new()
         .route(&format!("{p}/labels"), get(labels).post(create_label))
+        .route(
+            &format!("{p}/labels/{{label_id}}"),
+            get(label).put(update_label).delete(delete_label),
+        )
         .route(&format!("{p}/milestones"), get(milestones))
         .route(&format!("{p}/milestones/{{milestone_id}}"), get(milestone))
         .route(&format!("{p}/releases"), get(releases).post(create_release))
@@ -71,6 +75,85 @@ async fn create_label(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx)
         project.labels.last().unwrap(),
         project,
     )))
+}
+
+/// A label by id or name (docs: https://docs.gitlab.com/api/labels/).
+fn label_index(p: &crate::db::Project, key: &str) -> Result<usize, axum::response::Response> {
+    p.labels
+        .iter()
+        .position(|l| l.id.to_string() == key || l.name == key)
+        .ok_or_else(|| http::not_found("Label"))
+}
+
+async fn label(
+    State(app): State<App>,
+    Path((pid, key)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &pid, &ctx)?];
+    Ok(http::ok(objects::label(
+        &p.labels[label_index(p, &key)?],
+        p,
+    )))
+}
+
+/// Update: `new_name`, `color` or `description`; at least one (docs).
+async fn update_label(
+    State(app): State<App>,
+    Path((pid, key)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let mut db = lock(&app.db);
+    let p = writable(&db, &pid, &ctx)?;
+    let i = label_index(&db.projects[p], &key)?;
+    let (new_name, color, description) = (
+        ctx.param("new_name"),
+        ctx.param("color"),
+        ctx.param("description"),
+    );
+    if new_name.is_none() && color.is_none() && description.is_none() {
+        return Err(http::json_response(
+            axum::http::StatusCode::BAD_REQUEST,
+            json!({"error": "new_name, color, description, priority, archived are missing, at least one parameter must be provided"}),
+        ));
+    }
+    let project = &mut db.projects[p];
+    let old = project.labels[i].name.clone();
+    if let Some(name) = new_name {
+        for issue in &mut project.issues {
+            for l in &mut issue.labels {
+                if *l == old {
+                    *l = name.clone();
+                }
+            }
+        }
+        project.labels[i].name = name;
+    }
+    if let Some(c) = color {
+        project.labels[i].color = c;
+    }
+    if description.is_some() {
+        project.labels[i].description = description;
+    }
+    let project = &db.projects[p];
+    Ok(http::ok(objects::label(&project.labels[i], project)))
+}
+
+async fn delete_label(
+    State(app): State<App>,
+    Path((pid, key)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let mut db = lock(&app.db);
+    let p = writable(&db, &pid, &ctx)?;
+    let i = label_index(&db.projects[p], &key)?;
+    let project = &mut db.projects[p];
+    let name = project.labels.remove(i).name;
+    for issue in &mut project.issues {
+        issue.labels.retain(|l| *l != name);
+    }
+    Ok(http::no_content())
 }
 
 async fn milestones(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
@@ -421,7 +504,7 @@ async fn upload(
     headers: HeaderMap,
     mut form: Multipart,
 ) -> Reply {
-    let auth = crate::auth::authenticate(&headers)?;
+    let auth = crate::auth::authenticate(&app, &headers)?;
     let ctx = Ctx {
         auth,
         query: Vec::new(),
@@ -491,13 +574,18 @@ async fn create_commit(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx
         )
     })?;
     let mut diffs = Vec::new();
+    let mut files = if db.per_branch_files {
+        db.projects[p].files_at(&start).clone()
+    } else {
+        db.projects[p].files.clone()
+    };
     for action in &actions {
         let kind = action["action"].as_str().unwrap_or_default();
         let path = action["file_path"]
             .as_str()
             .ok_or_else(|| http::missing("actions[file_path]"))?
             .to_string();
-        let exists = db.projects[p].files.contains_key(&path);
+        let exists = files.contains_key(&path);
         match kind {
             "create" if exists => {
                 return Err(http::message(400, "A file with this name already exists"));
@@ -507,15 +595,15 @@ async fn create_commit(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx
             }
             "create" | "update" => {
                 let content = action["content"].as_str().unwrap_or_default().to_string();
-                db.projects[p].files.insert(path.clone(), content);
+                files.insert(path.clone(), content);
             }
             "delete" => {
-                db.projects[p].files.remove(&path);
+                files.remove(&path);
             }
             "move" => {
                 let from = action["previous_path"].as_str().unwrap_or_default();
-                let content = db.projects[p].files.remove(from).unwrap_or_default();
-                db.projects[p].files.insert(path.clone(), content);
+                let content = files.remove(from).unwrap_or_default();
+                files.insert(path.clone(), content);
             }
             "chmod" => {}
             _ => return Err(http::invalid_value("actions[action]")),
@@ -528,6 +616,15 @@ async fn create_commit(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx
             kind == "delete",
         ));
     }
+    if db.per_branch_files {
+        let author = ctx.auth.expect("writable has a user").user_id;
+        super::repository::commit_files(&mut db, p, &branch, Some(&start), &message, author, files);
+        let project = &db.projects[p];
+        let mut v = objects::commit(&db, project, &project.commits[0], true);
+        v["stats"] = json!({"additions": actions.len(), "deletions": 0, "total": actions.len()});
+        return Ok(http::created(v));
+    }
+    db.projects[p].files = files;
     let id = db.next_id();
     let commit = Commit {
         id: sha(id),

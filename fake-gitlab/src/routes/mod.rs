@@ -3,12 +3,13 @@
 
 mod ci;
 mod content;
+pub mod discussions;
 mod groups_users;
 mod issues;
 mod merge_requests;
 mod pipelines;
 mod projects;
-mod repository;
+pub mod repository;
 
 use axum::Router;
 use axum::body::to_bytes;
@@ -28,6 +29,8 @@ pub fn routes() -> Router<App> {
         .merge(projects::routes())
         .merge(issues::routes())
         .merge(merge_requests::routes())
+        .merge(discussions::routes(discussions::Kind::Issue))
+        .merge(discussions::routes(discussions::Kind::MergeRequest))
         .merge(pipelines::routes())
         .merge(repository::routes())
         .merge(ci::routes())
@@ -196,6 +199,7 @@ pub fn new_note(db: &mut Db, ctx: &Ctx) -> Result<crate::db::Note, Response> {
         system: false,
         internal: ctx.flag("internal").unwrap_or(false),
         discussion_id: crate::db::sha(id),
+        ..crate::db::Note::default()
     })
 }
 
