@@ -114,11 +114,23 @@ fn edit_script(a: &[&str], b: &[&str]) -> Vec<Op> {
 }
 
 /// A line of a diff: its number in the old file (none for an added line)
-/// and in the new file (none for a removed line).
+/// and in the new file (none for a removed line), and GitLab's two
+/// counters at that line (`old_pos`, `new_pos`: an added line's `old_pos`
+/// is the number of the old line it comes before; lib/gitlab/diff/parser.rb),
+/// from which its line code is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DiffLine {
     pub old_line: Option<u32>,
     pub new_line: Option<u32>,
+    pub old_pos: u32,
+    pub new_pos: u32,
+}
+
+impl DiffLine {
+    /// GitLab's line code of this line in the file at `path`.
+    pub fn line_code(&self, path: &str) -> String {
+        line_code(path, self.old_pos, self.new_pos)
+    }
 }
 
 /// Every commentable line of a unified diff, in order.
@@ -142,6 +154,8 @@ pub fn lines(diff: &str) -> Vec<DiffLine> {
                 out.push(DiffLine {
                     old_line: None,
                     new_line: Some(new),
+                    old_pos: old,
+                    new_pos: new,
                 });
                 new += 1;
             }
@@ -149,6 +163,8 @@ pub fn lines(diff: &str) -> Vec<DiffLine> {
                 out.push(DiffLine {
                     old_line: Some(old),
                     new_line: None,
+                    old_pos: old,
+                    new_pos: new,
                 });
                 old += 1;
             }
@@ -157,6 +173,8 @@ pub fn lines(diff: &str) -> Vec<DiffLine> {
                 out.push(DiffLine {
                     old_line: Some(old),
                     new_line: Some(new),
+                    old_pos: old,
+                    new_pos: new,
                 });
                 old += 1;
                 new += 1;
@@ -167,13 +185,20 @@ pub fn lines(diff: &str) -> Vec<DiffLine> {
 }
 
 /// GitLab's line code of a diff line: the SHA-1 of the file path, then the
-/// old and the new line number, 0 where the line has none
-/// (`Gitlab::Git.diff_line_code`, used in `line_range` of multi-line
-/// comments: docs: https://docs.gitlab.com/api/discussions/#parameters-for-multiline-comments).
-pub fn line_code(path: &str, old_line: Option<u32>, new_line: Option<u32>) -> String {
+/// line's old and new counters (`Gitlab::Git.diff_line_code`; see
+/// `DiffLine`), as `line_range` of a multi-line comment carries them
+/// (docs: https://docs.gitlab.com/api/discussions/#parameters-for-multiline-comments).
+pub fn line_code(path: &str, old_pos: u32, new_pos: u32) -> String {
     let digest = Sha1::digest(path.as_bytes());
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{hex}_{}_{}", old_line.unwrap_or(0), new_line.unwrap_or(0))
+    format!("{hex}_{old_pos}_{new_pos}")
+}
+
+/// The line of `diff` with these numbers, as a position names it.
+pub fn find_line(diff: &str, old_line: Option<u32>, new_line: Option<u32>) -> Option<DiffLine> {
+    lines(diff)
+        .into_iter()
+        .find(|l| l.old_line == old_line && l.new_line == new_line)
 }
 
 #[cfg(test)]
@@ -191,7 +216,9 @@ mod tests {
         let l = lines(&unified(old, new));
         assert_eq!(l[3].old_line, Some(5));
         assert_eq!(l[3].new_line, None);
+        assert_eq!((l[3].old_pos, l[3].new_pos), (5, 5));
         assert_eq!(l[4].new_line, Some(5));
+        assert_eq!((l[4].old_pos, l[4].new_pos), (6, 5));
         assert_eq!(l[0].old_line, Some(2));
     }
 
@@ -209,7 +236,7 @@ mod tests {
     fn line_codes_are_sha1_of_the_path() {
         // SHA-1 of "README.md".
         assert_eq!(
-            line_code("README.md", Some(3), None),
+            line_code("README.md", 3, 0),
             "8ec9a00bfd09b3190ac6b22251dbb1aa95a0579d_3_0"
         );
     }

@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 use serde_json::json;
 
 use crate::db::*;
-use crate::diff::{line_code, unified};
+use crate::diff::unified;
 
 pub const PROJECT: &str = "demo/webshop";
 
@@ -1020,13 +1020,27 @@ fn issues(db: &mut Db, p: &mut Project) {
     let _ = db;
 }
 
-/// A diff position as GitLab shows it on a diff note.
+/// A diff position as GitLab shows it on a diff note: one line, its
+/// `line_range` from and to itself.
 fn position(
     version: &MrVersion,
     path: &str,
     old_line: Option<u32>,
     new_line: Option<u32>,
 ) -> serde_json::Value {
+    let diff = &version
+        .diffs
+        .iter()
+        .find(|d| d.1 == path)
+        .expect("file in the diff")
+        .2;
+    let line = crate::diff::find_line(diff, old_line, new_line).expect("line in the diff");
+    let end = json!({
+        "line_code": line.line_code(path),
+        "type": if old_line.is_none() { json!("new") } else if new_line.is_none() { json!("old") } else { serde_json::Value::Null },
+        "old_line": old_line,
+        "new_line": new_line,
+    });
     json!({
         "base_sha": version.base_commit_sha,
         "start_sha": version.start_commit_sha,
@@ -1036,10 +1050,7 @@ fn position(
         "position_type": "text",
         "old_line": old_line,
         "new_line": new_line,
-        "line_range": {
-            "start": {"line_code": line_code(path, old_line, new_line), "type": if old_line.is_none() { json!("new") } else { serde_json::Value::Null }, "old_line": old_line, "new_line": new_line},
-            "end": {"line_code": line_code(path, old_line, new_line), "type": if old_line.is_none() { json!("new") } else { serde_json::Value::Null }, "old_line": old_line, "new_line": new_line},
-        },
+        "line_range": {"start": end.clone(), "end": end},
     })
 }
 

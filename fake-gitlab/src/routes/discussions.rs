@@ -13,7 +13,6 @@ use serde_json::{Value, json};
 
 use super::{Ctx, Reply, id, visible, writable};
 use crate::db::{Db, MergeRequest, Note, Project, sha};
-use crate::diff::lines;
 use crate::{App, http, lock, objects};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -512,11 +511,8 @@ pub fn check_position(p: &Project, m: &MergeRequest, pos: &Value) -> Result<Valu
         .iter()
         .find(|d| d.1 == path || d.0 == path)
         .ok_or_else(bad_position)?;
-    if kind == "text" {
-        let wanted = crate::diff::DiffLine { old_line, new_line };
-        if (old_line.is_none() && new_line.is_none()) || !lines(&file.2).contains(&wanted) {
-            return Err(bad_position());
-        }
+    if kind == "text" && crate::diff::find_line(&file.2, old_line, new_line).is_none() {
+        return Err(bad_position());
     }
     let mut out = json!({
         "base_sha": base,
