@@ -27,6 +27,8 @@ pub mod objects;
 mod routes;
 pub mod sandbox;
 mod server;
+#[cfg(feature = "tls")]
+mod tls;
 pub mod zip;
 
 use std::net::SocketAddr;
@@ -91,6 +93,7 @@ enum Seed {
 #[derive(Clone)]
 pub struct FakeGitLab {
     addr: SocketAddr,
+    scheme: &'static str,
     shared: App,
 }
 
@@ -119,12 +122,35 @@ impl FakeGitLab {
         Self::launch(addr, record, Seed::Sandbox).await
     }
 
+    /// The test seed over HTTPS on an ephemeral loopback port, recording
+    /// requests, and the PEM of the CA that signed its certificate (made
+    /// now, valid for `127.0.0.1` and `localhost`), for the client to
+    /// trust: a self-managed GitLab with its own CA
+    /// (docs: https://docs.gitlab.com/omnibus/settings/ssl/). Without that
+    /// CA a client's handshake fails.
+    #[cfg(feature = "tls")]
+    pub async fn start_tls() -> (FakeGitLab, String) {
+        let (acceptor, ca_pem) = tls::make();
+        let fake = Self::launch_with("127.0.0.1:0", true, Seed::Test, Some(acceptor)).await;
+        (fake, ca_pem)
+    }
+
     async fn launch(addr: &str, record: bool, seed: Seed) -> FakeGitLab {
+        Self::launch_with(addr, record, seed, None).await
+    }
+
+    async fn launch_with(
+        addr: &str,
+        record: bool,
+        seed: Seed,
+        tls: Option<server::Tls>,
+    ) -> FakeGitLab {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .expect("bind fake GitLab");
         let addr = listener.local_addr().expect("local address");
-        let host = format!("http://{addr}");
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        let host = format!("{scheme}://{addr}");
         let (db, sandbox_user) = match seed {
             Seed::Test => (db::Db::seed(&host), None),
             Seed::Sandbox => (db::Db::sandbox(&host), Some(1)),
@@ -141,13 +167,18 @@ impl FakeGitLab {
             sandbox_user,
         });
         let app = router(shared.clone());
-        tokio::spawn(server::serve(listener, app));
-        FakeGitLab { addr, shared }
+        tokio::spawn(server::serve(listener, app, tls));
+        FakeGitLab {
+            addr,
+            scheme,
+            shared,
+        }
     }
 
-    /// `http://127.0.0.1:PORT`, GitLab's address without `/api/v4`.
+    /// `http://127.0.0.1:PORT` (`https://` for `start_tls`), GitLab's
+    /// address without `/api/v4`.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("{}://{}", self.scheme, self.addr)
     }
 
     pub fn addr(&self) -> SocketAddr {

@@ -1,5 +1,5 @@
-//! The accept loop: HTTP/1.1 with keep-alive on each connection, with
-//! a per-connection switch that faults use to reset
+//! The accept loop: HTTP/1.1 with keep-alive on each connection, over
+//! plain TCP or TLS, with a per-connection switch that faults use to reset
 //! the connection (an RST, no answer).
 
 use std::io;
@@ -88,14 +88,24 @@ impl AsyncWrite for Conn {
     }
 }
 
+#[cfg(feature = "tls")]
+pub type Tls = crate::tls::Acceptor;
+#[cfg(not(feature = "tls"))]
+pub type Tls = std::convert::Infallible;
+
+/// How long a client may take to finish the TLS handshake.
+#[cfg(feature = "tls")]
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Accept connections for ever (the task ends with its runtime).
-pub async fn serve(listener: TcpListener, app: Router) {
+pub async fn serve(listener: TcpListener, app: Router, tls: Option<Tls>) {
     loop {
         let Ok((tcp, _)) = listener.accept().await else {
             continue;
         };
         let _ = tcp.set_nodelay(true);
         let app = app.clone();
+        let tls = tls.clone();
         tokio::spawn(async move {
             let switch = ResetSwitch::default();
             let conn = Conn {
@@ -109,7 +119,19 @@ pub async fn serve(listener: TcpListener, app: Router) {
                 });
             let mut http = hyper::server::conn::http1::Builder::new();
             http.timer(TokioTimer::new()).keep_alive(true);
-            let _ = http.serve_connection(TokioIo::new(conn), service).await;
+            match tls {
+                None => {
+                    let _ = http.serve_connection(TokioIo::new(conn), service).await;
+                }
+                #[cfg(feature = "tls")]
+                Some(acceptor) => {
+                    // A client that refuses the certificate just goes away.
+                    let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(conn));
+                    if let Ok(Ok(stream)) = handshake.await {
+                        let _ = http.serve_connection(TokioIo::new(stream), service).await;
+                    }
+                }
+            }
         });
     }
 }
