@@ -56,26 +56,55 @@ pub fn authenticate(app: &crate::Shared, headers: &HeaderMap) -> Result<Option<A
             can_write: true,
         })),
         "glpat-expired" => Err(expired()),
+        _ if is_bearer => oauth_token(app, token),
         _ => Err(crate::http::unauthorized()),
     }
 }
 
+/// A token the fake's OAuth provider issued: its user, with what its
+/// scopes allow (`api` writes, `read_api` reads); revoked or expired
+/// tokens get GitLab's `invalid_token` 401s (lib/gitlab/auth/auth_finders.rb).
+fn oauth_token(app: &crate::Shared, token: &str) -> Result<Option<Auth>, Response> {
+    let oauth = crate::lock(&app.oauth);
+    let Some(t) = oauth.by_access(token) else {
+        return Err(crate::http::unauthorized());
+    };
+    if t.revoked {
+        return Err(invalid_token(
+            "Token was revoked. You have to re-authorize from the user.",
+        ));
+    }
+    if t.expired || crate::oauth::unix_now() > t.created_at + 7200 {
+        return Err(expired());
+    }
+    let has = |s: &str| t.scopes.iter().any(|x| x == s);
+    if !has("api") && !has("read_api") {
+        return Err(insufficient_scope());
+    }
+    Ok(Some(Auth {
+        user_id: t.user_id,
+        can_write: has("api"),
+    }))
+}
+
 fn expired() -> Response {
+    invalid_token("Token is expired. You can either do re-authorization or token refresh.")
+}
+
+/// 401 `invalid_token` with its `WWW-Authenticate`.
+fn invalid_token(description: &str) -> Response {
     let mut response = (
         StatusCode::UNAUTHORIZED,
         [(header::CONTENT_TYPE, "application/json")],
-        json!({
-            "error": "invalid_token",
-            "error_description": "Token is expired. You can either do re-authorization or token refresh."
-        })
-        .to_string(),
+        json!({"error": "invalid_token", "error_description": description}).to_string(),
     )
         .into_response();
     response.headers_mut().insert(
         header::WWW_AUTHENTICATE,
-        HeaderValue::from_static(
-            "Bearer realm=\"Protected by OAuth 2.0\", error=\"invalid_token\", error_description=\"Token is expired. You can either do re-authorization or token refresh.\"",
-        ),
+        HeaderValue::from_str(&format!(
+            "Bearer realm=\"Protected by OAuth 2.0\", error=\"invalid_token\", error_description=\"{description}\""
+        ))
+        .expect("ascii header"),
     );
     response
 }

@@ -23,6 +23,7 @@ pub mod diff;
 pub mod faults;
 pub mod http;
 pub mod log;
+pub mod oauth;
 pub mod objects;
 mod routes;
 pub mod sandbox;
@@ -61,6 +62,8 @@ pub struct Shared {
     completed: Mutex<Vec<String>>,
     /// In the sandbox every request, whatever its token, is this user's.
     pub(crate) sandbox_user: Option<u64>,
+    /// The OAuth provider's applications, codes and tokens.
+    pub(crate) oauth: Mutex<oauth::OAuth>,
 }
 
 /// Counts a request in flight for as long as it lives, cancelled or not.
@@ -165,6 +168,7 @@ impl FakeGitLab {
             max_in_flight: AtomicU64::new(0),
             completed: Mutex::new(Vec::new()),
             sandbox_user,
+            oauth: Mutex::new(oauth::OAuth::default()),
         });
         let app = router(shared.clone());
         tokio::spawn(server::serve(listener, app, tls));
@@ -210,6 +214,40 @@ impl FakeGitLab {
     /// The most requests that were in flight at once.
     pub fn max_in_flight(&self) -> u64 {
         self.shared.max_in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Register an OAuth application (docs: https://docs.gitlab.com/api/oauth2/:
+    /// applications are registered before the flow starts). Its `scopes`
+    /// are those it may request.
+    pub fn register_oauth_app(&self, app: oauth::OAuthApp) {
+        lock(&self.shared.oauth).apps.push(app);
+    }
+
+    /// Who consents on `/oauth/authorize` from now on (alice at first), for
+    /// requests without the fake's own `fake_user=<username>` parameter.
+    pub fn set_oauth_user(&self, username: &str) {
+        lock(&self.shared.oauth).user = username.to_string();
+    }
+
+    /// Make an issued access token expired before its two hours are up, as
+    /// if time had passed: REST answers GitLab's `invalid_token` "Token is
+    /// expired" 401; its refresh token still works.
+    pub fn expire_oauth_token(&self, access_token: &str) {
+        for t in lock(&self.shared.oauth)
+            .tokens
+            .iter_mut()
+            .filter(|t| t.access == access_token)
+        {
+            t.expired = true;
+        }
+    }
+
+    /// The username an issued OAuth access token belongs to.
+    pub fn oauth_token_user(&self, access_token: &str) -> Option<String> {
+        let user = lock(&self.shared.oauth)
+            .by_access(access_token)
+            .map(|t| t.user_id)?;
+        self.db().user(user).map(|u| u.username.clone())
     }
 
     /// Direct access to the data, to arrange or inspect a test's state.
@@ -302,6 +340,14 @@ async fn pass(
     bytes: axum::body::Bytes,
     next: Next,
 ) -> Response {
+    // The OAuth endpoints check their own credentials.
+    let path = parts.uri.path();
+    if path.starts_with("/oauth/") || path.starts_with("/.well-known/") {
+        parts.extensions.insert(None::<auth::Auth>);
+        return next
+            .run(Request::from_parts(parts, Body::from(bytes)))
+            .await;
+    }
     match auth::authenticate(app, &parts.headers) {
         Ok(user) => {
             parts.extensions.insert(user);

@@ -7,6 +7,7 @@ pub mod discussions;
 mod groups_users;
 mod issues;
 mod merge_requests;
+mod oauth;
 mod pipelines;
 mod projects;
 pub mod repository;
@@ -36,6 +37,7 @@ pub fn routes() -> Router<App> {
         .merge(ci::routes())
         .merge(content::routes())
         .merge(groups_users::routes())
+        .merge(oauth::routes())
 }
 
 /// What a handler needs from the request besides its path parameters.
