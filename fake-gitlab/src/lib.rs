@@ -39,7 +39,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use axum::Router;
 use axum::body::{Body, to_bytes};
 use axum::extract::{Request, State};
-use axum::http::HeaderValue;
+use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 
@@ -317,9 +317,21 @@ async fn front(State(app): State<App>, request: Request, next: Next) -> Response
             if let Some(delay) = fault.delay {
                 tokio::time::sleep(delay).await;
             }
-            match fault.status {
-                Some(status) => fault_response(&fault, status),
-                None => pass(&app, parts, bytes, next).await,
+            match (&fault.action, fault.status) {
+                (faults::Action::Reset, _) => {
+                    if let Some(switch) = parts.extensions.get::<server::ResetSwitch>() {
+                        switch.reset();
+                    }
+                    StatusCode::INTERNAL_SERVER_ERROR.into_response()
+                }
+                (faults::Action::Retype(content_type), _) => {
+                    let mut r = pass(&app, parts, bytes, next).await;
+                    r.headers_mut()
+                        .insert("content-type", HeaderValue::from_static(content_type));
+                    r
+                }
+                (_, Some(status)) => fault_response(&fault, status, &parts.uri),
+                (_, None) => pass(&app, parts, bytes, next).await,
             }
         }
         None => pass(&app, parts, bytes, next).await,
@@ -358,11 +370,44 @@ async fn pass(
     }
 }
 
-fn fault_response(fault: &Fault, status: u16) -> Response {
-    let status = axum::http::StatusCode::from_u16(status).expect("valid status");
-    let mut response = (status, fault.body.clone().unwrap_or_default()).into_response();
+fn fault_response(fault: &Fault, status: u16, uri: &axum::http::Uri) -> Response {
+    use faults::{Action, FaultBody};
+    let status = StatusCode::from_u16(status).expect("valid status");
+    let text = fault.body.clone().unwrap_or_default();
+    let body = match fault.action {
+        Action::Truncated { .. } => Body::new(FaultBody::Once(Some(text.into()), None)),
+        Action::Huge { bytes } => Body::new(FaultBody::Huge {
+            remaining: bytes,
+            line: 0,
+        }),
+        Action::Endless { every } => Body::new(FaultBody::Endless { every, sleep: None }),
+        _ => Body::from(text),
+    };
+    let mut response = (status, body).into_response();
     let headers = response.headers_mut();
     headers.insert("content-type", HeaderValue::from_static(fault.content_type));
+    match fault.action {
+        Action::Truncated { declared } => {
+            headers.insert("content-length", HeaderValue::from(declared));
+        }
+        Action::Huge { bytes } => {
+            headers.insert("content-length", HeaderValue::from(bytes));
+        }
+        _ => {}
+    }
+    if let Some(to) = &fault.redirect_to {
+        let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+        headers.insert(
+            "location",
+            HeaderValue::from_str(&format!("{to}{path}")).expect("ascii location"),
+        );
+    }
+    for (name, value) in &fault.headers {
+        headers.insert(
+            axum::http::HeaderName::from_bytes(name.as_bytes()).expect("header name"),
+            HeaderValue::from_str(value).expect("header value"),
+        );
+    }
     if let Some(seconds) = fault.retry_after {
         // On 429 GitLab sends Retry-After and the RateLimit-* family
         // (docs: https://docs.gitlab.com/security/rate_limits/).

@@ -22,7 +22,6 @@ use tower::ServiceExt;
 pub struct ResetSwitch(Arc<AtomicBool>);
 
 impl ResetSwitch {
-    #[allow(dead_code)]
     pub fn reset(&self) {
         self.0.store(true, Ordering::SeqCst);
     }
