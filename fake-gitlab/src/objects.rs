@@ -9,7 +9,7 @@ use crate::db::{
     Branch, Commit, Db, Issue, Job, MergeRequest, Note, Pipeline, Project, Tag, generated_log,
 };
 
-/// The "basic user" GitLab nests in every object (docs: users API).
+/// The "basic user" GitLab nests in every object (docs: https://docs.gitlab.com/api/users/).
 pub fn user(db: &Db, id: u64) -> Value {
     let u = db.user(id).expect("seeded user");
     json!({
@@ -28,7 +28,7 @@ fn api(db: &Db) -> String {
     format!("{}/api/v4", db.host)
 }
 
-/// Project (docs: projects API, "Get a single project"); `full` adds the
+/// Project (docs: https://docs.gitlab.com/api/projects/, "Get a single project"); `full` adds the
 /// fields GitLab only shows to members with the single-project endpoint.
 pub fn project(db: &Db, p: &Project, full: bool) -> Value {
     let group = db.group(p.group_id).expect("seeded group");
@@ -153,7 +153,7 @@ pub fn project(db: &Db, p: &Project, full: bool) -> Value {
     v
 }
 
-/// Issue (docs: issues API, "Single project issue").
+/// Issue (docs: https://docs.gitlab.com/api/issues/, "Single project issue").
 pub fn issue(db: &Db, p: &Project, i: &Issue) -> Value {
     let web = format!("{}/{}/-/issues/{}", db.host, p.path_with_namespace, i.iid);
     let links = format!("{}/projects/{}/issues/{}", api(db), p.id, i.iid);
@@ -303,7 +303,7 @@ pub fn discussions(
         .collect()
 }
 
-/// Merge request (docs: merge requests API, "Get single MR").
+/// Merge request (docs: https://docs.gitlab.com/api/merge_requests/, "Get single MR").
 pub fn merge_request(db: &Db, p: &Project, m: &MergeRequest, full: bool) -> Value {
     let web = format!(
         "{}/{}/-/merge_requests/{}",
@@ -400,7 +400,7 @@ pub fn merge_request(db: &Db, p: &Project, m: &MergeRequest, full: bool) -> Valu
     v
 }
 
-/// Pipeline (docs: pipelines API); `full` is the single-pipeline shape.
+/// Pipeline (docs: https://docs.gitlab.com/api/pipelines/); `full` is the single-pipeline shape.
 pub fn pipeline(db: &Db, p: &Project, pl: &Pipeline, full: bool) -> Value {
     let mut v = json!({
         "id": pl.id,
@@ -447,7 +447,7 @@ pub fn pipeline(db: &Db, p: &Project, pl: &Pipeline, full: bool) -> Value {
     v
 }
 
-/// Job (docs: jobs API).
+/// Job (docs: https://docs.gitlab.com/api/jobs/).
 pub fn job(db: &Db, p: &Project, j: &Job) -> Value {
     let pl = p
         .pipelines
@@ -500,7 +500,7 @@ pub fn job_log(j: &Job) -> String {
     }
 }
 
-/// Commit (docs: commits API); `full` adds stats and status of "Get a single commit".
+/// Commit (docs: https://docs.gitlab.com/api/commits/); `full` adds stats and status of "Get a single commit".
 pub fn commit(db: &Db, p: &Project, c: &Commit, full: bool) -> Value {
     let mut v = json!({
         "id": c.id,
@@ -528,7 +528,7 @@ pub fn commit(db: &Db, p: &Project, c: &Commit, full: bool) -> Value {
     v
 }
 
-/// One file of a diff (docs: commits API, "Get the diff of a commit").
+/// One file of a diff (docs: https://docs.gitlab.com/api/commits/, "Get the diff of a commit").
 pub fn diff(old: &str, new: &str, text: &str, new_file: bool, deleted: bool) -> Value {
     json!({
         "diff": text,
@@ -543,7 +543,7 @@ pub fn diff(old: &str, new: &str, text: &str, new_file: bool, deleted: bool) -> 
     })
 }
 
-/// Branch (docs: branches API).
+/// Branch (docs: https://docs.gitlab.com/api/branches/).
 pub fn branch(db: &Db, p: &Project, b: &Branch) -> Value {
     let c = p
         .commits
@@ -563,7 +563,7 @@ pub fn branch(db: &Db, p: &Project, b: &Branch) -> Value {
     })
 }
 
-/// Tag (docs: tags API).
+/// Tag (docs: https://docs.gitlab.com/api/tags/).
 pub fn tag(db: &Db, p: &Project, t: &Tag) -> Value {
     let c = p
         .commits
@@ -581,7 +581,7 @@ pub fn tag(db: &Db, p: &Project, t: &Tag) -> Value {
     })
 }
 
-/// File metadata and base64 content (docs: repository files API).
+/// File metadata and base64 content (docs: https://docs.gitlab.com/api/repository_files/).
 pub fn file(p: &Project, path: &str, git_ref: &str, content: &str) -> Value {
     let name = path.rsplit('/').next().unwrap_or(path);
     let head = &p.commits.first().expect("seeded commit").id;
@@ -626,7 +626,7 @@ pub fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// Group (docs: groups API, "Get a single group" without `projects`).
+/// Group (docs: https://docs.gitlab.com/api/groups/, "Get a single group" without `projects`).
 pub fn group(db: &Db, g: &crate::db::Group) -> Value {
     json!({
         "id": g.id,
@@ -673,7 +673,7 @@ pub fn group(db: &Db, g: &crate::db::Group) -> Value {
     })
 }
 
-/// User as `GET /users/:id` shows it (docs: users API).
+/// User as `GET /users/:id` shows it (docs: https://docs.gitlab.com/api/users/).
 pub fn user_full(db: &Db, id: u64) -> Value {
     let mut v = user(db, id);
     let extra = json!({
@@ -700,7 +700,7 @@ pub fn user_full(db: &Db, id: u64) -> Value {
     v
 }
 
-/// Project label (docs: labels API).
+/// Project label (docs: https://docs.gitlab.com/api/labels/).
 pub fn label(l: &crate::db::Label, p: &Project) -> Value {
     let open = p
         .issues
@@ -724,7 +724,7 @@ pub fn label(l: &crate::db::Label, p: &Project) -> Value {
     })
 }
 
-/// Milestone (docs: milestones API).
+/// Milestone (docs: https://docs.gitlab.com/api/milestones/).
 pub fn milestone(db: &Db, p: &Project, m: &crate::db::Milestone) -> Value {
     json!({
         "id": m.id,
@@ -742,7 +742,7 @@ pub fn milestone(db: &Db, p: &Project, m: &crate::db::Milestone) -> Value {
     })
 }
 
-/// Release (docs: releases API).
+/// Release (docs: https://docs.gitlab.com/api/releases/).
 pub fn release(db: &Db, p: &Project, r: &crate::db::Release) -> Value {
     let web = format!("{}/{}", db.host, p.path_with_namespace);
     let tag = p.tags.iter().find(|t| t.name == r.tag_name);
@@ -790,7 +790,7 @@ pub fn release(db: &Db, p: &Project, r: &crate::db::Release) -> Value {
     })
 }
 
-/// CI/CD variable (docs: project-level variables API).
+/// CI/CD variable (docs: https://docs.gitlab.com/api/project_level_variables/).
 pub fn variable(v: &crate::db::Variable) -> Value {
     json!({
         "variable_type": v.variable_type,
@@ -805,7 +805,7 @@ pub fn variable(v: &crate::db::Variable) -> Value {
     })
 }
 
-/// Environment (docs: environments API).
+/// Environment (docs: https://docs.gitlab.com/api/environments/).
 pub fn environment(db: &Db, p: &Project, e: &crate::db::Environment) -> Value {
     json!({
         "id": e.id,
@@ -828,7 +828,7 @@ pub fn environment(db: &Db, p: &Project, e: &crate::db::Environment) -> Value {
     })
 }
 
-/// Wiki page (docs: project wikis API); lists leave the content out
+/// Wiki page (docs: https://docs.gitlab.com/api/wikis/); lists leave the content out
 /// unless `with_content` is set.
 pub fn wiki_page(w: &crate::db::WikiPage, with_content: bool) -> Value {
     let mut v = json!({
@@ -844,7 +844,7 @@ pub fn wiki_page(w: &crate::db::WikiPage, with_content: bool) -> Value {
     v
 }
 
-/// Snippet (docs: project snippets API).
+/// Snippet (docs: https://docs.gitlab.com/api/project_snippets/).
 pub fn snippet(db: &Db, p: &Project, s: &crate::db::Snippet) -> Value {
     let web = format!("{}/{}/-/snippets/{}", db.host, p.path_with_namespace, s.id);
     json!({
@@ -867,7 +867,7 @@ pub fn snippet(db: &Db, p: &Project, s: &crate::db::Snippet) -> Value {
     })
 }
 
-/// Package (docs: packages API).
+/// Package (docs: https://docs.gitlab.com/api/packages/).
 pub fn package(db: &Db, p: &Project, k: &crate::db::Package) -> Value {
     json!({
         "id": k.id,

@@ -54,7 +54,7 @@ async fn labels(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Re
 }
 
 /// Create: `name` and `color` required; a taken name is a 409 `Label
-/// already exists` (docs: labels API).
+/// already exists` (docs: https://docs.gitlab.com/api/labels/).
 async fn create_label(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
     let mut db = lock(&app.db);
     let p = writable(&db, &pid, &ctx)?;
@@ -213,7 +213,7 @@ async fn release(
 }
 
 /// Create: `tag_name` required; a tag that does not exist needs `ref`
-/// (docs: releases API); a second release for a tag is a 409.
+/// (docs: https://docs.gitlab.com/api/releases/); a second release for a tag is a 409.
 async fn create_release(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
     let mut db = lock(&app.db);
     let p = writable(&db, &pid, &ctx)?;
@@ -423,7 +423,7 @@ const SCOPES: &[&str] = &[
     "notes",
 ];
 
-/// Project search: `scope` and `search` required (docs: search API).
+/// Project search: `scope` and `search` required (docs: https://docs.gitlab.com/api/search/).
 async fn project_search(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
     let db = lock(&app.db);
     let p = &db.projects[visible(&db, &pid, &ctx)?];
@@ -496,8 +496,7 @@ async fn global_search(State(app): State<App>, ctx: Ctx) -> Reply {
     Ok(http::paginate(items, &ctx.query, &ctx.url))
 }
 
-/// Markdown upload: a multipart form with a `file` field (docs: project
-/// uploads API); answers the Markdown to embed it.
+/// Markdown upload: a multipart form with a `file` field (docs: https://docs.gitlab.com/api/project_markdown_uploads/); answers the Markdown to embed it.
 async fn upload(
     State(app): State<App>,
     Path(pid): Path<String>,
@@ -548,7 +547,7 @@ async fn upload(
 }
 
 /// Multi-file commit: `branch`, `commit_message`, `actions` required;
-/// each action is checked as GitLab does (docs: commits API, "Create a
+/// each action is checked as GitLab does (docs: https://docs.gitlab.com/api/commits/, "Create a
 /// commit with multiple files and actions").
 async fn create_commit(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
     let mut db = lock(&app.db);

@@ -1,4 +1,4 @@
-//! Issues, their notes and links (docs: issues API, notes API, issue links API).
+//! Issues, their notes and links (docs: https://docs.gitlab.com/api/issues/, https://docs.gitlab.com/api/notes/, https://docs.gitlab.com/api/issue_links/).
 
 use axum::Router;
 use axum::extract::{Path, State};
@@ -268,7 +268,7 @@ async fn create_note(
 }
 
 /// Linked issues: each is the issue object plus `issue_link_id`, `link_type`
-/// and the link's timestamps (docs: issue links API).
+/// and the link's timestamps (docs: https://docs.gitlab.com/api/issue_links/).
 async fn links(
     State(app): State<App>,
     Path((pid, iid)): Path<(String, String)>,

@@ -1,5 +1,5 @@
 //! Merge requests, their notes, discussions, diffs, commits, merge and
-//! approval (docs: merge requests API, notes API, discussions API).
+//! approval (docs: https://docs.gitlab.com/api/merge_requests/, https://docs.gitlab.com/api/notes/, https://docs.gitlab.com/api/discussions/).
 
 use axum::Router;
 use axum::extract::{Path, State};

@@ -1,4 +1,4 @@
-//! Pipelines and jobs (docs: pipelines API, jobs API).
+//! Pipelines and jobs (docs: https://docs.gitlab.com/api/pipelines/, https://docs.gitlab.com/api/jobs/).
 
 use axum::Router;
 use axum::extract::{Path, State};

@@ -1,4 +1,4 @@
-//! Projects (docs: projects API) plus `/user` and `/version`.
+//! Projects (docs: https://docs.gitlab.com/api/projects/) plus `/user` and `/version`.
 
 use axum::Router;
 use axum::extract::{Path, State};
@@ -20,8 +20,7 @@ pub fn routes() -> Router<App> {
 }
 
 /// `GET /projects`: what the caller can see, filtered; offset pagination,
-/// or keyset with `pagination=keyset&order_by=id` (docs: REST API,
-/// "Keyset-based pagination": projects support it with `order_by=id` only,
+/// or keyset with `pagination=keyset&order_by=id` (docs: https://docs.gitlab.com/api/rest/#keyset-based-pagination: projects support it with `order_by=id` only,
 /// and the next page is given by `id_after` in the `Link` header).
 async fn list(State(app): State<App>, ctx: Ctx) -> Reply {
     let db = lock(&app.db);
@@ -99,7 +98,7 @@ async fn show(State(app): State<App>, Path(id): Path<String>, ctx: Ctx) -> Reply
     Ok(http::ok(objects::project(&db, &db.projects[index], true)))
 }
 
-/// `GET /user`: 401 when anonymous (docs: users API).
+/// `GET /user`: 401 when anonymous (docs: https://docs.gitlab.com/api/users/).
 async fn current_user(State(app): State<App>, ctx: Ctx) -> Reply {
     let db = lock(&app.db);
     let auth = ctx.auth.ok_or_else(http::unauthorized)?;

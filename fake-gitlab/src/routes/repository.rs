@@ -1,5 +1,5 @@
-//! Branches, tags, commits, files, tree and compare (docs: branches API,
-//! tags API, commits API, repository files API, repositories API).
+//! Branches, tags, commits, files, tree and compare (docs: https://docs.gitlab.com/api/branches/,
+//! https://docs.gitlab.com/api/tags/, https://docs.gitlab.com/api/commits/, https://docs.gitlab.com/api/repository_files/, https://docs.gitlab.com/api/repositories/).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -505,7 +505,7 @@ async fn delete_file(
     Ok(http::no_content())
 }
 
-/// Tree entries (docs: repositories API); offset or keyset (`page_token`).
+/// Tree entries (docs: https://docs.gitlab.com/api/repositories/); offset or keyset (`page_token`).
 async fn tree(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
     let db = lock(&app.db);
     let p = &db.projects[visible(&db, &pid, &ctx)?];
@@ -592,7 +592,7 @@ async fn compare(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> R
     })))
 }
 
-/// A protected branch (docs: protected branches API); Maintainers push and
+/// A protected branch (docs: https://docs.gitlab.com/api/protected_branches/); Maintainers push and
 /// merge in the seed.
 fn protected_json(b: &Branch) -> Value {
     let level = |id: u64| json!([{"id": id, "access_level": 40, "access_level_description": "Maintainers", "deploy_key_id": null, "user_id": null, "group_id": null}]);
