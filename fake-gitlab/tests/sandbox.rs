@@ -320,3 +320,34 @@ async fn writes_are_seen_by_later_reads() {
             .contains("Hello.")
     );
 }
+
+#[tokio::test]
+async fn lists_across_projects_for_the_demo_user() {
+    let fake = FakeGitLab::start_sandbox().await;
+    let c = Client::new(&fake);
+    let (_, assigned) = c.get("/issues?scope=assigned_to_me&state=opened").await;
+    let iids: Vec<u64> = assigned
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["iid"].as_u64().unwrap())
+        .collect();
+    assert_eq!(iids, [8, 7, 2]);
+    let (_, mine) = c.get("/merge_requests?state=opened").await;
+    assert_eq!(mine.as_array().unwrap().len(), 1);
+    assert_eq!(mine[0]["iid"], 3);
+    let (_, to_review) = c
+        .get("/merge_requests?reviewer_username=carol&state=opened")
+        .await;
+    assert_eq!(to_review[0]["iid"], 3);
+    let (status, updated) = c
+        .send(
+            reqwest::Method::PUT,
+            &format!("/projects/{P}/issues/4"),
+            json!({"milestone_id": 32, "assignee_ids": [3]}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(updated["milestone"]["title"], "v1.4");
+    assert_eq!(updated["assignees"][0]["username"], "carol");
+}

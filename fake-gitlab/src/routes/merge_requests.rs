@@ -14,6 +14,7 @@ pub fn routes() -> Router<App> {
     let base = "/api/v4/projects/{id}/merge_requests";
     Router::new()
         .route(base, get(list).post(create))
+        .route("/api/v4/merge_requests", get(all_merge_requests))
         .route(&format!("{base}/{{iid}}"), get(show).put(update))
         .route(&format!("{base}/{{iid}}/merge"), put(merge))
         .route(&format!("{base}/{{iid}}/approve"), post(approve))
@@ -72,6 +73,56 @@ async fn list(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Repl
         .filter(|m| target.as_ref().is_none_or(|t| &m.target_branch == t))
         .map(|m| objects::merge_request(&db, p, m, false))
         .collect();
+    Ok(http::paginate(items, &ctx.query, &ctx.url))
+}
+
+/// Merge requests across the projects the caller can see; `scope`
+/// defaults to `created_by_me`, `reviewer_id`/`reviewer_username` filter
+/// (docs: https://docs.gitlab.com/api/merge_requests/#list-merge-requests).
+async fn all_merge_requests(State(app): State<App>, ctx: Ctx) -> Reply {
+    let db = lock(&app.db);
+    let user = ctx.auth.ok_or_else(http::unauthorized)?.user_id;
+    let state = ctx
+        .one_of("state", &["opened", "closed", "locked", "merged", "all"])?
+        .unwrap_or_else(|| "all".into());
+    let scope = ctx
+        .one_of("scope", &["created_by_me", "assigned_to_me", "all"])?
+        .unwrap_or_else(|| "created_by_me".into());
+    let reviewer = match (ctx.number("reviewer_id")?, ctx.param("reviewer_username")) {
+        (Some(id), _) => Some(id),
+        (None, Some(name)) => Some(
+            db.users
+                .iter()
+                .find(|u| u.username == name)
+                .map_or(0, |u| u.id),
+        ),
+        _ => None,
+    };
+    let mut items: Vec<(String, Value)> = Vec::new();
+    for p in db
+        .projects
+        .iter()
+        .filter(|p| p.visibility == "public" || p.members.contains(&user))
+    {
+        for m in &p.merge_requests {
+            let mine = match scope.as_str() {
+                "created_by_me" if reviewer.is_none() => m.author_id == user,
+                "assigned_to_me" => m.assignee_ids.contains(&user),
+                _ => true,
+            };
+            if mine
+                && (state == "all" || m.state == state)
+                && reviewer.is_none_or(|r| m.reviewer_ids.contains(&r))
+            {
+                items.push((
+                    m.created_at.clone(),
+                    objects::merge_request(&db, p, m, false),
+                ));
+            }
+        }
+    }
+    items.sort_by(|a, b| b.0.cmp(&a.0));
+    let items = items.into_iter().map(|(_, v)| v).collect();
     Ok(http::paginate(items, &ctx.query, &ctx.url))
 }
 
@@ -225,6 +276,23 @@ async fn update(
     }
     if let Some(labels) = ctx.list("labels") {
         mr.labels = labels;
+    }
+    let ids = |name: &str| {
+        ctx.list(name).map(|v| {
+            v.iter()
+                .filter_map(|s| s.parse::<u64>().ok())
+                .filter(|id| *id != 0)
+                .collect::<Vec<u64>>()
+        })
+    };
+    if let Some(a) = ids("assignee_ids") {
+        mr.assignee_ids = a;
+    }
+    if let Some(r) = ids("reviewer_ids") {
+        mr.reviewer_ids = r;
+    }
+    if let Some(m) = ctx.number("milestone_id")? {
+        mr.milestone_id = (m != 0).then_some(m);
     }
     match state_event.as_deref() {
         Some("close") => mr.state = "closed".into(),
