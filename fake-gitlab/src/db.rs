@@ -18,6 +18,10 @@ pub struct Db {
     pub users: Vec<User>,
     pub groups: Vec<Group>,
     pub projects: Vec<Project>,
+    /// Branches keep their own files (`Project::branch_files`) and a file
+    /// written on a branch is a commit on it, as in a real repository. Off
+    /// in the test seed, whose files are the same on every branch.
+    pub per_branch_files: bool,
     next_id: u64,
     clock: u64,
 }
@@ -57,8 +61,11 @@ pub struct Project {
     pub branches: Vec<Branch>,
     pub tags: Vec<Tag>,
     pub commits: Vec<Commit>,
-    /// Path → content, the same on every branch.
+    /// Path → content on the default branch (and on every branch unless
+    /// `branch_files` has its own).
     pub files: BTreeMap<String, String>,
+    /// Branch → its whole file set, for branches whose files differ.
+    pub branch_files: BTreeMap<String, BTreeMap<String, String>>,
     /// (issue iid, linked project id, linked issue iid, link type).
     pub issue_links: Vec<(u64, u64, u64, &'static str)>,
     pub labels: Vec<Label>,
@@ -157,7 +164,7 @@ pub struct Issue {
     pub notes: Vec<Note>,
 }
 
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct Note {
     pub id: u64,
     pub body: String,
@@ -165,7 +172,16 @@ pub struct Note {
     pub created_at: String,
     pub system: bool,
     pub internal: bool,
+    /// Notes of one thread share it; a plain note has its own.
     pub discussion_id: String,
+    /// `null` for a plain note, `DiscussionNote` in a thread, `DiffNote`
+    /// on a diff line (docs: https://docs.gitlab.com/api/discussions/).
+    pub note_type: Option<&'static str>,
+    pub resolvable: bool,
+    pub resolved: bool,
+    pub resolved_by: Option<u64>,
+    /// A diff note's position, as GitLab shows it.
+    pub position: Option<serde_json::Value>,
 }
 
 pub struct MergeRequest {
@@ -192,7 +208,29 @@ pub struct MergeRequest {
     pub notes: Vec<Note>,
     /// Commits of the merge request, newest first, as indexes into `commits`.
     pub commit_shas: Vec<String>,
+    /// Diff versions, oldest first: one per push to the source branch
+    /// (docs: https://docs.gitlab.com/api/merge_requests/#get-merge-request-diff-versions).
+    /// Empty in the test seed, whose one version is derived from `commit_shas`.
+    pub versions: Vec<MrVersion>,
+    pub milestone_id: Option<u64>,
+    pub head_pipeline_id: Option<u64>,
 }
+
+/// One diff version of a merge request.
+#[derive(Clone)]
+pub struct MrVersion {
+    pub id: u64,
+    pub head_commit_sha: String,
+    pub base_commit_sha: String,
+    pub start_commit_sha: String,
+    pub created_at: String,
+    /// The version's commits, newest first.
+    pub commit_shas: Vec<String>,
+    pub diffs: Vec<FileDiff>,
+}
+
+/// (old path, new path, unified diff, new file, deleted file).
+pub type FileDiff = (String, String, String, bool, bool);
 
 pub struct Pipeline {
     pub id: u64,
@@ -249,8 +287,7 @@ pub struct Commit {
     pub author_email: String,
     pub date: String,
     pub parent_ids: Vec<String>,
-    /// (old path, new path, unified diff, new file, deleted file).
-    pub diffs: Vec<(String, String, String, bool, bool)>,
+    pub diffs: Vec<FileDiff>,
 }
 
 /// A deterministic 40-hex-digit SHA for a seed number.
@@ -265,6 +302,54 @@ pub fn sha(seed: u64) -> String {
     }
     out.truncate(40);
     out
+}
+
+impl Project {
+    /// The files at a ref: a branch's own files, or the files of the branch
+    /// whose head the ref is, else the default branch's.
+    pub fn files_at(&self, git_ref: &str) -> &BTreeMap<String, String> {
+        if let Some(files) = self.branch_files.get(git_ref) {
+            return files;
+        }
+        self.branches
+            .iter()
+            .find(|b| {
+                b.commit_sha == git_ref || (git_ref.len() >= 7 && b.commit_sha.starts_with(git_ref))
+            })
+            .and_then(|b| self.branch_files.get(&b.name))
+            .unwrap_or(&self.files)
+    }
+
+    /// A merge request's diff versions, oldest first; the test seed's merge
+    /// requests have one, derived from their commits.
+    pub fn mr_versions(&self, m: &MergeRequest) -> Vec<MrVersion> {
+        if !m.versions.is_empty() {
+            return m.versions.clone();
+        }
+        let diffs = m
+            .commit_shas
+            .iter()
+            .filter_map(|s| self.commits.iter().find(|c| &c.id == s))
+            .flat_map(|c| c.diffs.iter().cloned())
+            .collect();
+        vec![MrVersion {
+            id: m.id + 100_000,
+            head_commit_sha: m.sha.clone(),
+            base_commit_sha: sha(4),
+            start_commit_sha: sha(4),
+            created_at: m.created_at.clone(),
+            commit_shas: m.commit_shas.clone(),
+            diffs,
+        }]
+    }
+
+    /// The latest version's diffs: what `diffs` and `changes` answer.
+    pub fn mr_diffs(&self, m: &MergeRequest) -> Vec<FileDiff> {
+        self.mr_versions(m)
+            .pop()
+            .map(|v| v.diffs)
+            .unwrap_or_default()
+    }
 }
 
 impl Db {
@@ -301,6 +386,19 @@ impl Db {
                 .projects
                 .iter()
                 .position(|p| p.path_with_namespace.eq_ignore_ascii_case(id_or_path)),
+        }
+    }
+
+    /// No data yet: ids handed out from `next_id`, the clock at its start.
+    pub(crate) fn empty(host: &str, users: Vec<User>, next_id: u64) -> Db {
+        Db {
+            host: host.to_string(),
+            users,
+            groups: Vec::new(),
+            projects: Vec::new(),
+            per_branch_files: false,
+            next_id,
+            clock: 0,
         }
     }
 
@@ -341,6 +439,7 @@ impl Db {
                 },
             ],
             projects: Vec::new(),
+            per_branch_files: false,
             next_id: 5000,
             clock: 0,
         };
@@ -363,7 +462,7 @@ impl Db {
     }
 }
 
-fn empty_project(
+pub(crate) fn empty_project(
     id: u64,
     path: &str,
     group_id: u64,
@@ -392,6 +491,7 @@ fn empty_project(
         tags: Vec::new(),
         commits: Vec::new(),
         files: BTreeMap::new(),
+        branch_files: BTreeMap::new(),
         issue_links: Vec::new(),
         labels: Vec::new(),
         milestones: Vec::new(),
@@ -603,6 +703,7 @@ fn seed_api_project(db: &mut Db) -> Project {
                 system: false,
                 internal: false,
                 discussion_id: sha(note_id),
+                ..Note::default()
             });
         }
         p.issues.push(i);
@@ -650,8 +751,12 @@ fn seed_api_project(db: &mut Db) -> Project {
                 system: false,
                 internal: false,
                 discussion_id: sha(2000 + iid),
+                ..Note::default()
             }],
             commit_shas: vec![sha(6), sha(5)],
+            versions: vec![],
+            milestone_id: None,
+            head_pipeline_id: None,
         });
     }
 

@@ -1,8 +1,49 @@
-//! Faults a test can inject: a status with GitLab's headers and body, a
-//! delay, a malformed body. Each fault matches a method and a path prefix
-//! and fires a given number of times.
+//! Faults a test can inject, each matching a method and a path prefix and
+//! firing a given number of times (`times`), after an optional `delay`:
+//!
+//! - `status(code)`: GitLab's answer for that status. 429 is Rack::Attack's
+//!   plain-text `Retry later` (docs: https://docs.gitlab.com/security/rate_limits/),
+//!   without `Retry-After` unless `.retry_after(seconds)` adds it and the
+//!   `RateLimit-*` headers; 500 is `{"message":"500 Internal Server Error"}`;
+//!   502-504 are the HTML pages the front proxy serves (docs:
+//!   https://docs.gitlab.com/api/rest/troubleshooting/).
+//! - `rate_limited()`: the application rate limit's 429 JSON body.
+//! - `html(code)`: an HTML error page with any status, as a proxy or a
+//!   sign-in page answers instead of the API.
+//! - `malformed()` / `invalid_json()`: a 200 `application/json` body that
+//!   is not JSON.
+//! - `truncated(declared, sent)`: `Content-Length: declared`, `sent` bytes,
+//!   then the connection closes.
+//! - `reset()`: the connection is reset (RST) without an answer.
+//! - `endless()`: headers, then a body that never comes; `trickle(every)`:
+//!   a byte every `every`, for ever.
+//! - `huge(bytes)`: a 200 text body of `bytes` bytes, made as it streams.
+//! - `wrong_content_type(ct)`: the real answer with another `Content-Type`.
+//! - `redirect(status, to)`: 301/302/307/308 with `Location` on another
+//!   host: `to` plus the request's path and query.
 
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
+
+use axum::body::Bytes;
+use http_body::Frame;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Answer `status` with `body` and `headers`.
+    Respond,
+    /// Declare this many bytes and send `body` only, then close.
+    Truncated { declared: usize },
+    /// Reset the connection, answer nothing.
+    Reset,
+    /// Headers, then nothing (`None`) or a byte every interval, for ever.
+    Endless { every: Option<Duration> },
+    /// A streamed 200 body of this many bytes.
+    Huge { bytes: u64 },
+    /// The real answer, with this content type.
+    Retype(&'static str),
+}
 
 #[derive(Debug, Clone)]
 pub struct Fault {
@@ -18,64 +59,175 @@ pub struct Fault {
     pub delay: Option<Duration>,
     /// How many matching requests this fault answers; `None` for all.
     pub times: Option<usize>,
+    pub action: Action,
+    /// Extra response headers (a redirect's `Location` base is kept in
+    /// `redirect_to` and completed per request).
+    pub headers: Vec<(String, String)>,
+    pub redirect_to: Option<String>,
 }
 
 impl Fault {
-    /// A fault answering with `status` and GitLab's usual body for it.
-    pub fn status(status: u16) -> Self {
-        let body = match status {
-            // Rack::Attack throttling answers plain text (gitlab-facts.md).
-            429 => None,
-            500 => Some(r#"{"message":"500 Internal Server Error"}"#.to_string()),
-            // Behind nginx, a 502/503 is an HTML page, not JSON.
-            502..=504 => Some(format!(
-                "<!DOCTYPE html>\n<html><head><title>GitLab is not responding ({status})</title></head><body><h1>{status}</h1></body></html>"
-            )),
-            _ => Some(format!(r#"{{"message":"{status}"}}"#)),
-        };
-        let content_type = match status {
-            429 => "text/plain",
-            502..=504 => "text/html",
-            _ => "application/json",
-        };
+    fn new(status: Option<u16>, body: Option<String>, content_type: &'static str) -> Self {
         Fault {
             method: None,
             path_prefix: None,
-            status: Some(status),
-            body: body.or_else(|| Some("Retry later\n".to_string())),
+            status,
+            body,
             content_type,
             retry_after: None,
             delay: None,
             times: None,
+            action: Action::Respond,
+            headers: Vec::new(),
+            redirect_to: None,
         }
+    }
+
+    /// A fault answering with `status` and GitLab's usual body for it.
+    pub fn status(status: u16) -> Self {
+        match status {
+            // Rack::Attack throttling answers plain text.
+            429 => Fault::new(Some(429), Some("Retry later\n".into()), "text/plain"),
+            500 => Fault::new(
+                Some(500),
+                Some(r#"{"message":"500 Internal Server Error"}"#.into()),
+                "application/json",
+            ),
+            // Behind nginx, a 502/503/504 is an HTML page, not JSON.
+            502..=504 => Fault::html(status),
+            _ => Fault::new(
+                Some(status),
+                Some(format!(r#"{{"message":"{status}"}}"#)),
+                "application/json",
+            ),
+        }
+    }
+
+    /// The application rate limit's 429: a JSON body (docs:
+    /// https://docs.gitlab.com/administration/settings/rate_limit_on_issues_creation/).
+    pub fn rate_limited() -> Self {
+        Fault::new(
+            Some(429),
+            Some(r#"{"message":{"error":"This endpoint has been requested too many times. Try again later."}}"#.into()),
+            "application/json",
+        )
+    }
+
+    /// An HTML error page with `status`, like GitLab's static pages.
+    pub fn html(status: u16) -> Self {
+        let title = match status {
+            502 => "GitLab is not responding (502)",
+            503 => "GitLab is currently unavailable (503)",
+            504 => "GitLab is not responding (504)",
+            500 => "We're sorry, but something went wrong (500)",
+            _ => "Something went wrong",
+        };
+        Fault::new(
+            Some(status),
+            Some(format!(
+                "<!DOCTYPE html>\n<html><head><title>{title}</title></head><body><h1>{status}</h1><p>{title}</p></body></html>"
+            )),
+            "text/html",
+        )
     }
 
     /// A fault that only delays the real answer.
     pub fn delay(delay: Duration) -> Self {
         Fault {
-            method: None,
-            path_prefix: None,
-            status: None,
-            body: None,
-            content_type: "application/json",
-            retry_after: None,
             delay: Some(delay),
-            times: None,
+            ..Fault::new(None, None, "application/json")
         }
     }
 
     /// A 200 whose JSON body is cut short.
     pub fn malformed() -> Self {
+        Fault::new(
+            Some(200),
+            Some(r#"[{"id": 1, "title": "cut"#.into()),
+            "application/json",
+        )
+    }
+
+    /// A 200 `application/json` answer that is no JSON at all.
+    pub fn invalid_json() -> Self {
+        Fault::new(
+            Some(200),
+            Some("<html><body>Redirecting to sign in...</body></html>".into()),
+            "application/json",
+        )
+    }
+
+    /// `Content-Length: declared`, then only `sent` bytes before the
+    /// connection closes.
+    pub fn truncated(declared: usize, sent: &str) -> Self {
         Fault {
-            status: Some(200),
-            body: Some(r#"[{"id": 1, "title": "cut"#.to_string()),
-            ..Fault::status(200)
+            action: Action::Truncated { declared },
+            ..Fault::new(Some(200), Some(sent.into()), "application/json")
+        }
+    }
+
+    /// The connection is reset without an answer.
+    pub fn reset() -> Self {
+        Fault {
+            action: Action::Reset,
+            ..Fault::new(None, None, "application/json")
+        }
+    }
+
+    /// A 200 whose headers come and whose body never does.
+    pub fn endless() -> Self {
+        Fault {
+            action: Action::Endless { every: None },
+            ..Fault::new(Some(200), None, "application/json")
+        }
+    }
+
+    /// A 200 whose body comes a byte every `every`, for ever.
+    pub fn trickle(every: Duration) -> Self {
+        Fault {
+            action: Action::Endless { every: Some(every) },
+            ..Fault::new(Some(200), None, "text/plain")
+        }
+    }
+
+    /// A 200 plain-text body of `bytes` bytes (numbered lines), generated
+    /// as it is sent: never held in memory.
+    pub fn huge(bytes: u64) -> Self {
+        Fault {
+            action: Action::Huge { bytes },
+            ..Fault::new(Some(200), None, "text/plain; charset=utf-8")
+        }
+    }
+
+    /// The real answer, but labelled `content_type`.
+    pub fn wrong_content_type(content_type: &'static str) -> Self {
+        Fault {
+            action: Action::Retype(content_type),
+            ..Fault::new(None, None, content_type)
+        }
+    }
+
+    /// A redirect to another host: `Location` is `to` (scheme, host, port)
+    /// followed by the request's path and query, as after a domain move.
+    pub fn redirect(status: u16, to: &str) -> Self {
+        Fault {
+            redirect_to: Some(to.trim_end_matches('/').to_string()),
+            ..Fault::new(
+                Some(status),
+                Some(String::new()),
+                "text/html; charset=utf-8",
+            )
         }
     }
 
     pub fn body(mut self, content_type: &'static str, body: impl Into<String>) -> Self {
         self.body = Some(body.into());
         self.content_type = content_type;
+        self
+    }
+
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_string(), value.to_string()));
         self
     }
 
@@ -102,5 +254,72 @@ impl Fault {
                 .as_deref()
                 .is_none_or(|p| path.starts_with(p))
             && self.times != Some(0)
+    }
+}
+
+/// The streamed bodies of the faults above.
+pub(crate) enum FaultBody {
+    /// Some bytes, a pause (so they leave before the connection closes),
+    /// then the end: short of the declared length, for `truncated`.
+    Once(Option<Bytes>, Option<Pin<Box<tokio::time::Sleep>>>),
+    /// Numbered lines up to `remaining` bytes.
+    Huge { remaining: u64, line: u64 },
+    /// A byte per tick, or nothing ever.
+    Endless {
+        every: Option<Duration>,
+        sleep: Option<Pin<Box<tokio::time::Sleep>>>,
+    },
+}
+
+const CHUNK: usize = 64 * 1024;
+
+impl http_body::Body for FaultBody {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        match self.get_mut() {
+            FaultBody::Once(data, pause) => {
+                if let Some(d) = data.take() {
+                    return Poll::Ready(Some(Ok(Frame::data(d))));
+                }
+                let timer = pause
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(Duration::from_millis(50))));
+                timer.as_mut().poll(cx).map(|()| None)
+            }
+            FaultBody::Huge { remaining, line } => {
+                if *remaining == 0 {
+                    return Poll::Ready(None);
+                }
+                let mut chunk = String::with_capacity(CHUNK + 64);
+                while chunk.len() < CHUNK && (chunk.len() as u64) < *remaining {
+                    *line += 1;
+                    chunk.push_str(&format!(
+                        "[{:09}] generated log line, padding to size\n",
+                        *line
+                    ));
+                }
+                chunk.truncate((*remaining).min(chunk.len() as u64) as usize);
+                *remaining -= chunk.len() as u64;
+                Poll::Ready(Some(Ok(Frame::data(Bytes::from(chunk)))))
+            }
+            FaultBody::Endless { every: None, .. } => Poll::Pending,
+            FaultBody::Endless {
+                every: Some(every),
+                sleep,
+            } => {
+                let timer = sleep.get_or_insert_with(|| Box::pin(tokio::time::sleep(*every)));
+                match timer.as_mut().poll(cx) {
+                    Poll::Pending => Poll::Pending,
+                    Poll::Ready(()) => {
+                        *sleep = None;
+                        Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b".")))))
+                    }
+                }
+            }
+        }
     }
 }

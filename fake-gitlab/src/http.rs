@@ -65,7 +65,7 @@ pub fn text(body: String) -> Response {
         .into_response()
 }
 
-// GitLab's error bodies (gitlab-facts.md, "Errors"):
+// GitLab's error bodies (docs: https://docs.gitlab.com/api/rest/troubleshooting/#status-codes):
 
 /// A resource that is missing or invisible: `{"message":"404 Project Not Found"}`.
 pub fn not_found(what: &str) -> Response {

@@ -9,16 +9,27 @@
 //! headers, and it records every request exactly as it arrived. Tests can
 //! inject faults (a status, `Retry-After`, a delay, a malformed body).
 //!
-//! Where each behaviour comes from is noted beside it; "facts" refers to
-//! `../shared/gitlab-facts.md`, "docs" to docs.gitlab.com/api.
+//! Two seeds: `Db::seed`, the test fixture the test suite relies on, and
+//! `Db::sandbox`, a demo GitLab to try gitlab-mcp against
+//! (`FakeGitLab::start_sandbox`; see `sandbox.rs`). The crate is a normal
+//! library (no test-only dependencies), so a binary can embed it.
+//!
+//! Where each behaviour comes from is noted beside it, with the GitLab
+//! documentation page it imitates (docs.gitlab.com/api/...).
 
 pub mod auth;
 pub mod db;
+pub mod diff;
 pub mod faults;
 pub mod http;
 pub mod log;
+pub mod oauth;
 pub mod objects;
 mod routes;
+pub mod sandbox;
+mod server;
+#[cfg(feature = "tls")]
+mod tls;
 pub mod zip;
 
 use std::net::SocketAddr;
@@ -28,7 +39,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use axum::Router;
 use axum::body::{Body, to_bytes};
 use axum::extract::{Request, State};
-use axum::http::HeaderValue;
+use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 
@@ -49,6 +60,10 @@ pub struct Shared {
     /// Request lines whose answer was fully produced; a request whose client
     /// went away mid-answer never gets here.
     completed: Mutex<Vec<String>>,
+    /// In the sandbox every request, whatever its token, is this user's.
+    pub(crate) sandbox_user: Option<u64>,
+    /// The OAuth provider's applications, codes and tokens.
+    pub(crate) oauth: Mutex<oauth::OAuth>,
 }
 
 /// Counts a request in flight for as long as it lives, cancelled or not.
@@ -70,11 +85,18 @@ impl Drop for InFlight<'_> {
 
 pub type App = Arc<Shared>;
 
+#[derive(Clone, Copy)]
+enum Seed {
+    Test,
+    Sandbox,
+}
+
 /// A running fake. Dropping it does not stop the server; it lives as long
 /// as the runtime that started it.
 #[derive(Clone)]
 pub struct FakeGitLab {
     addr: SocketAddr,
+    scheme: &'static str,
     shared: App,
 }
 
@@ -86,13 +108,58 @@ impl FakeGitLab {
 
     /// Start on `addr`; `record` keeps the request log.
     pub async fn start_on(addr: &str, record: bool) -> FakeGitLab {
+        Self::launch(addr, record, Seed::Test).await
+    }
+
+    /// The sandbox: the demo seed (`Db::sandbox`) on an ephemeral loopback
+    /// port, without a request log (it may run for hours). Every request is
+    /// the demo user's (alice, id 1) whatever token it carries, or none: it
+    /// is a sandbox, nothing in it is private. Writes are kept for the life
+    /// of the process. Needs a running Tokio runtime, like every `start`.
+    pub async fn start_sandbox() -> FakeGitLab {
+        Self::start_sandbox_on("127.0.0.1:0", false).await
+    }
+
+    /// The sandbox on `addr`; `record` keeps the request log.
+    pub async fn start_sandbox_on(addr: &str, record: bool) -> FakeGitLab {
+        Self::launch(addr, record, Seed::Sandbox).await
+    }
+
+    /// The test seed over HTTPS on an ephemeral loopback port, recording
+    /// requests, and the PEM of the CA that signed its certificate (made
+    /// now, valid for `127.0.0.1` and `localhost`), for the client to
+    /// trust: a self-managed GitLab with its own CA
+    /// (docs: https://docs.gitlab.com/omnibus/settings/ssl/). Without that
+    /// CA a client's handshake fails.
+    #[cfg(feature = "tls")]
+    pub async fn start_tls() -> (FakeGitLab, String) {
+        let (acceptor, ca_pem) = tls::make();
+        let fake = Self::launch_with("127.0.0.1:0", true, Seed::Test, Some(acceptor)).await;
+        (fake, ca_pem)
+    }
+
+    async fn launch(addr: &str, record: bool, seed: Seed) -> FakeGitLab {
+        Self::launch_with(addr, record, seed, None).await
+    }
+
+    async fn launch_with(
+        addr: &str,
+        record: bool,
+        seed: Seed,
+        tls: Option<server::Tls>,
+    ) -> FakeGitLab {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .expect("bind fake GitLab");
         let addr = listener.local_addr().expect("local address");
-        let host = format!("http://{addr}");
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        let host = format!("{scheme}://{addr}");
+        let (db, sandbox_user) = match seed {
+            Seed::Test => (db::Db::seed(&host), None),
+            Seed::Sandbox => (db::Db::sandbox(&host), Some(1)),
+        };
         let shared = Arc::new(Shared {
-            db: Mutex::new(db::Db::seed(&host)),
+            db: Mutex::new(db),
             log: Mutex::new(Vec::new()),
             faults: Mutex::new(Vec::new()),
             record,
@@ -100,19 +167,22 @@ impl FakeGitLab {
             in_flight: AtomicU64::new(0),
             max_in_flight: AtomicU64::new(0),
             completed: Mutex::new(Vec::new()),
+            sandbox_user,
+            oauth: Mutex::new(oauth::OAuth::default()),
         });
         let app = router(shared.clone());
-        tokio::spawn(async move {
-            axum::serve(listener, app)
-                .await
-                .expect("fake GitLab server");
-        });
-        FakeGitLab { addr, shared }
+        tokio::spawn(server::serve(listener, app, tls));
+        FakeGitLab {
+            addr,
+            scheme,
+            shared,
+        }
     }
 
-    /// `http://127.0.0.1:PORT`, GitLab's address without `/api/v4`.
+    /// `http://127.0.0.1:PORT` (`https://` for `start_tls`), GitLab's
+    /// address without `/api/v4`.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("{}://{}", self.scheme, self.addr)
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -146,6 +216,40 @@ impl FakeGitLab {
         self.shared.max_in_flight.load(Ordering::SeqCst)
     }
 
+    /// Register an OAuth application (docs: https://docs.gitlab.com/api/oauth2/:
+    /// applications are registered before the flow starts). Its `scopes`
+    /// are those it may request.
+    pub fn register_oauth_app(&self, app: oauth::OAuthApp) {
+        lock(&self.shared.oauth).apps.push(app);
+    }
+
+    /// Who consents on `/oauth/authorize` from now on (alice at first), for
+    /// requests without the fake's own `fake_user=<username>` parameter.
+    pub fn set_oauth_user(&self, username: &str) {
+        lock(&self.shared.oauth).user = username.to_string();
+    }
+
+    /// Make an issued access token expired before its two hours are up, as
+    /// if time had passed: REST answers GitLab's `invalid_token` "Token is
+    /// expired" 401; its refresh token still works.
+    pub fn expire_oauth_token(&self, access_token: &str) {
+        for t in lock(&self.shared.oauth)
+            .tokens
+            .iter_mut()
+            .filter(|t| t.access == access_token)
+        {
+            t.expired = true;
+        }
+    }
+
+    /// The username an issued OAuth access token belongs to.
+    pub fn oauth_token_user(&self, access_token: &str) -> Option<String> {
+        let user = lock(&self.shared.oauth)
+            .by_access(access_token)
+            .map(|t| t.user_id)?;
+        self.db().user(user).map(|u| u.username.clone())
+    }
+
     /// Direct access to the data, to arrange or inspect a test's state.
     pub fn db(&self) -> MutexGuard<'_, db::Db> {
         lock(&self.shared.db)
@@ -164,8 +268,8 @@ fn router(shared: App) -> Router {
 }
 
 /// Every request passes here first: it is recorded, faults fire, the token
-/// is checked, and the answer gets an `X-Request-Id` (facts: every response
-/// carries one).
+/// is checked, and the answer gets an `X-Request-Id` (every GitLab response
+/// carries one: docs: https://docs.gitlab.com/api/rest/troubleshooting/).
 async fn front(State(app): State<App>, request: Request, next: Next) -> Response {
     let _in_flight = InFlight::new(&app);
     let n = app.request_counter.fetch_add(1, Ordering::Relaxed) + 1;
@@ -213,12 +317,24 @@ async fn front(State(app): State<App>, request: Request, next: Next) -> Response
             if let Some(delay) = fault.delay {
                 tokio::time::sleep(delay).await;
             }
-            match fault.status {
-                Some(status) => fault_response(&fault, status),
-                None => pass(parts, bytes, next).await,
+            match (&fault.action, fault.status) {
+                (faults::Action::Reset, _) => {
+                    if let Some(switch) = parts.extensions.get::<server::ResetSwitch>() {
+                        switch.reset();
+                    }
+                    StatusCode::INTERNAL_SERVER_ERROR.into_response()
+                }
+                (faults::Action::Retype(content_type), _) => {
+                    let mut r = pass(&app, parts, bytes, next).await;
+                    r.headers_mut()
+                        .insert("content-type", HeaderValue::from_static(content_type));
+                    r
+                }
+                (_, Some(status)) => fault_response(&fault, status, &parts.uri),
+                (_, None) => pass(&app, parts, bytes, next).await,
             }
         }
-        None => pass(parts, bytes, next).await,
+        None => pass(&app, parts, bytes, next).await,
     };
     response.headers_mut().insert(
         "x-request-id",
@@ -231,11 +347,20 @@ async fn front(State(app): State<App>, request: Request, next: Next) -> Response
 }
 
 async fn pass(
+    app: &Shared,
     mut parts: axum::http::request::Parts,
     bytes: axum::body::Bytes,
     next: Next,
 ) -> Response {
-    match auth::authenticate(&parts.headers) {
+    // The OAuth endpoints check their own credentials.
+    let path = parts.uri.path();
+    if path.starts_with("/oauth/") || path.starts_with("/.well-known/") {
+        parts.extensions.insert(None::<auth::Auth>);
+        return next
+            .run(Request::from_parts(parts, Body::from(bytes)))
+            .await;
+    }
+    match auth::authenticate(app, &parts.headers) {
         Ok(user) => {
             parts.extensions.insert(user);
             next.run(Request::from_parts(parts, Body::from(bytes)))
@@ -245,13 +370,47 @@ async fn pass(
     }
 }
 
-fn fault_response(fault: &Fault, status: u16) -> Response {
-    let status = axum::http::StatusCode::from_u16(status).expect("valid status");
-    let mut response = (status, fault.body.clone().unwrap_or_default()).into_response();
+fn fault_response(fault: &Fault, status: u16, uri: &axum::http::Uri) -> Response {
+    use faults::{Action, FaultBody};
+    let status = StatusCode::from_u16(status).expect("valid status");
+    let text = fault.body.clone().unwrap_or_default();
+    let body = match fault.action {
+        Action::Truncated { .. } => Body::new(FaultBody::Once(Some(text.into()), None)),
+        Action::Huge { bytes } => Body::new(FaultBody::Huge {
+            remaining: bytes,
+            line: 0,
+        }),
+        Action::Endless { every } => Body::new(FaultBody::Endless { every, sleep: None }),
+        _ => Body::from(text),
+    };
+    let mut response = (status, body).into_response();
     let headers = response.headers_mut();
     headers.insert("content-type", HeaderValue::from_static(fault.content_type));
+    match fault.action {
+        Action::Truncated { declared } => {
+            headers.insert("content-length", HeaderValue::from(declared));
+        }
+        Action::Huge { bytes } => {
+            headers.insert("content-length", HeaderValue::from(bytes));
+        }
+        _ => {}
+    }
+    if let Some(to) = &fault.redirect_to {
+        let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+        headers.insert(
+            "location",
+            HeaderValue::from_str(&format!("{to}{path}")).expect("ascii location"),
+        );
+    }
+    for (name, value) in &fault.headers {
+        headers.insert(
+            axum::http::HeaderName::from_bytes(name.as_bytes()).expect("header name"),
+            HeaderValue::from_str(value).expect("header value"),
+        );
+    }
     if let Some(seconds) = fault.retry_after {
-        // On 429 GitLab sends Retry-After and the RateLimit-* family (facts).
+        // On 429 GitLab sends Retry-After and the RateLimit-* family
+        // (docs: https://docs.gitlab.com/security/rate_limits/).
         headers.insert(
             "retry-after",
             HeaderValue::from_str(&seconds.to_string()).unwrap(),

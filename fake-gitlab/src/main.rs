@@ -1,14 +1,23 @@
-//! Run the fake GitLab on its own, for benchmarks and manual checks.
+//! Run the fake GitLab on its own, for benchmarks, manual checks and demos.
 //!
-//! `fake-gitlab [ADDR]` (default 127.0.0.1:8929); the request log is off so
-//! long runs do not grow memory. Stops on Ctrl-C.
+//! `fake-gitlab [--sandbox] [ADDR]` (default 127.0.0.1:8929): the test seed,
+//! or with `--sandbox` the demo seed (`Db::sandbox`, any token is alice's).
+//! The request log is off so long runs do not grow memory. Stops on Ctrl-C.
 
 #[tokio::main]
 async fn main() {
-    let addr = std::env::args()
-        .nth(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let sandbox = args.iter().any(|a| a == "--sandbox");
+    let addr = args
+        .iter()
+        .find(|a| !a.starts_with("--"))
+        .cloned()
         .unwrap_or_else(|| "127.0.0.1:8929".to_string());
-    let fake = fake_gitlab::FakeGitLab::start_on(&addr, false).await;
+    let fake = if sandbox {
+        fake_gitlab::FakeGitLab::start_sandbox_on(&addr, false).await
+    } else {
+        fake_gitlab::FakeGitLab::start_on(&addr, false).await
+    };
     eprintln!("fake GitLab listening on {}", fake.url());
     println!("{}", fake.url());
     tokio::signal::ctrl_c().await.ok();

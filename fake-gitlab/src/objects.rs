@@ -9,7 +9,7 @@ use crate::db::{
     Branch, Commit, Db, Issue, Job, MergeRequest, Note, Pipeline, Project, Tag, generated_log,
 };
 
-/// The "basic user" GitLab nests in every object (docs: users API).
+/// The "basic user" GitLab nests in every object (docs: https://docs.gitlab.com/api/users/).
 pub fn user(db: &Db, id: u64) -> Value {
     let u = db.user(id).expect("seeded user");
     json!({
@@ -28,7 +28,7 @@ fn api(db: &Db) -> String {
     format!("{}/api/v4", db.host)
 }
 
-/// Project (docs: projects API, "Get a single project"); `full` adds the
+/// Project (docs: https://docs.gitlab.com/api/projects/, "Get a single project"); `full` adds the
 /// fields GitLab only shows to members with the single-project endpoint.
 pub fn project(db: &Db, p: &Project, full: bool) -> Value {
     let group = db.group(p.group_id).expect("seeded group");
@@ -153,7 +153,7 @@ pub fn project(db: &Db, p: &Project, full: bool) -> Value {
     v
 }
 
-/// Issue (docs: issues API, "Single project issue").
+/// Issue (docs: https://docs.gitlab.com/api/issues/, "Single project issue").
 pub fn issue(db: &Db, p: &Project, i: &Issue) -> Value {
     let web = format!("{}/{}/-/issues/{}", db.host, p.path_with_namespace, i.iid);
     let links = format!("{}/projects/{}/issues/{}", api(db), p.id, i.iid);
@@ -224,7 +224,9 @@ pub fn issue(db: &Db, p: &Project, i: &Issue) -> Value {
     })
 }
 
-/// Note (docs: notes API).
+/// Note (docs: https://docs.gitlab.com/api/notes/): a thread's notes say
+/// whether they are resolved, a diff note carries its `position`
+/// (docs: https://docs.gitlab.com/api/discussions/).
 pub fn note(
     db: &Db,
     n: &Note,
@@ -233,9 +235,9 @@ pub fn note(
     noteable_iid: u64,
     project_id: u64,
 ) -> Value {
-    json!({
+    let mut v = json!({
         "id": n.id,
-        "type": null,
+        "type": n.note_type,
         "body": n.body,
         "author": user(db, n.author_id),
         "created_at": n.created_at,
@@ -244,33 +246,64 @@ pub fn note(
         "noteable_id": noteable_id,
         "noteable_type": noteable_type,
         "project_id": project_id,
-        "resolvable": false,
+        "resolvable": n.resolvable,
         "confidential": n.internal,
         "internal": n.internal,
         "imported": false,
         "imported_from": "none",
         "noteable_iid": noteable_iid,
         "commands_changes": {},
-    })
+    });
+    if let Some(position) = &n.position {
+        v["commit_id"] = Value::Null;
+        v["position"] = position.clone();
+    }
+    if n.resolvable {
+        v["resolved"] = json!(n.resolved);
+        v["resolved_by"] = n.resolved_by.map(|id| user(db, id)).unwrap_or(Value::Null);
+        v["resolved_at"] = if n.resolved {
+            json!(n.created_at)
+        } else {
+            Value::Null
+        };
+    }
+    v
 }
 
-/// Discussion (docs: discussions API): an id and its notes.
-pub fn discussion(
+/// Discussions (docs: https://docs.gitlab.com/api/discussions/): the notes
+/// grouped by thread, in the order threads started; `individual_note` is
+/// true for a plain note that was not started as a thread.
+pub fn discussions(
     db: &Db,
-    n: &Note,
+    notes: &[Note],
     noteable_type: &str,
     noteable_id: u64,
     iid: u64,
     project_id: u64,
-) -> Value {
-    json!({
-        "id": n.discussion_id,
-        "individual_note": true,
-        "notes": [note(db, n, noteable_type, noteable_id, iid, project_id)],
-    })
+) -> Vec<Value> {
+    let mut order: Vec<&str> = Vec::new();
+    for n in notes {
+        if !order.contains(&n.discussion_id.as_str()) {
+            order.push(&n.discussion_id);
+        }
+    }
+    order
+        .into_iter()
+        .map(|id| {
+            let thread: Vec<&Note> = notes.iter().filter(|n| n.discussion_id == id).collect();
+            json!({
+                "id": id,
+                "individual_note": thread.len() == 1 && thread[0].note_type.is_none(),
+                "notes": thread
+                    .iter()
+                    .map(|n| note(db, n, noteable_type, noteable_id, iid, project_id))
+                    .collect::<Vec<_>>(),
+            })
+        })
+        .collect()
 }
 
-/// Merge request (docs: merge requests API, "Get single MR").
+/// Merge request (docs: https://docs.gitlab.com/api/merge_requests/, "Get single MR").
 pub fn merge_request(db: &Db, p: &Project, m: &MergeRequest, full: bool) -> Value {
     let web = format!(
         "{}/{}/-/merge_requests/{}",
@@ -306,7 +339,9 @@ pub fn merge_request(db: &Db, p: &Project, m: &MergeRequest, full: bool) -> Valu
         "imported": false,
         "imported_from": "none",
         "work_in_progress": m.draft,
-        "milestone": null,
+        "milestone": m.milestone_id
+            .and_then(|id| p.milestones.iter().find(|x| x.id == id))
+            .map(|x| milestone(db, p, x)),
         "merge_when_pipeline_succeeds": false,
         "merge_status": "can_be_merged",
         "detailed_merge_status": if m.state == "opened" { "mergeable" } else { "not_open" },
@@ -333,19 +368,26 @@ pub fn merge_request(db: &Db, p: &Project, m: &MergeRequest, full: bool) -> Valu
         "squash_on_merge": m.squash,
         "task_completion_status": {"count": 0, "completed_count": 0},
         "has_conflicts": false,
-        "blocking_discussions_resolved": true,
+        "blocking_discussions_resolved": !m.notes.iter().any(|n| n.resolvable && !n.resolved),
         "approvals_before_merge": null,
     });
     if full {
+        let version = p
+            .mr_versions(m)
+            .pop()
+            .expect("a merge request has a version");
+        let head_pipeline = m
+            .head_pipeline_id
+            .and_then(|id| p.pipelines.iter().find(|pl| pl.id == id));
         let extra = json!({
             "subscribed": true,
-            "changes_count": "1",
+            "changes_count": if m.versions.is_empty() { "1".to_string() } else { version.diffs.len().to_string() },
             "latest_build_started_at": "2026-02-21T10:00:00.000Z",
             "latest_build_finished_at": "2026-02-21T10:05:00.000Z",
             "first_deployed_to_production_at": null,
-            "pipeline": null,
-            "head_pipeline": null,
-            "diff_refs": {"base_sha": crate::db::sha(4), "head_sha": m.sha, "start_sha": crate::db::sha(4)},
+            "pipeline": head_pipeline.map(|pl| pipeline(db, p, pl, false)),
+            "head_pipeline": head_pipeline.map(|pl| pipeline(db, p, pl, true)),
+            "diff_refs": {"base_sha": version.base_commit_sha, "head_sha": version.head_commit_sha, "start_sha": version.start_commit_sha},
             "merge_error": null,
             "first_contribution": false,
             "user": {"can_merge": true},
@@ -358,7 +400,7 @@ pub fn merge_request(db: &Db, p: &Project, m: &MergeRequest, full: bool) -> Valu
     v
 }
 
-/// Pipeline (docs: pipelines API); `full` is the single-pipeline shape.
+/// Pipeline (docs: https://docs.gitlab.com/api/pipelines/); `full` is the single-pipeline shape.
 pub fn pipeline(db: &Db, p: &Project, pl: &Pipeline, full: bool) -> Value {
     let mut v = json!({
         "id": pl.id,
@@ -405,7 +447,7 @@ pub fn pipeline(db: &Db, p: &Project, pl: &Pipeline, full: bool) -> Value {
     v
 }
 
-/// Job (docs: jobs API).
+/// Job (docs: https://docs.gitlab.com/api/jobs/).
 pub fn job(db: &Db, p: &Project, j: &Job) -> Value {
     let pl = p
         .pipelines
@@ -458,7 +500,7 @@ pub fn job_log(j: &Job) -> String {
     }
 }
 
-/// Commit (docs: commits API); `full` adds stats and status of "Get a single commit".
+/// Commit (docs: https://docs.gitlab.com/api/commits/); `full` adds stats and status of "Get a single commit".
 pub fn commit(db: &Db, p: &Project, c: &Commit, full: bool) -> Value {
     let mut v = json!({
         "id": c.id,
@@ -486,7 +528,7 @@ pub fn commit(db: &Db, p: &Project, c: &Commit, full: bool) -> Value {
     v
 }
 
-/// One file of a diff (docs: commits API, "Get the diff of a commit").
+/// One file of a diff (docs: https://docs.gitlab.com/api/commits/, "Get the diff of a commit").
 pub fn diff(old: &str, new: &str, text: &str, new_file: bool, deleted: bool) -> Value {
     json!({
         "diff": text,
@@ -501,7 +543,7 @@ pub fn diff(old: &str, new: &str, text: &str, new_file: bool, deleted: bool) -> 
     })
 }
 
-/// Branch (docs: branches API).
+/// Branch (docs: https://docs.gitlab.com/api/branches/).
 pub fn branch(db: &Db, p: &Project, b: &Branch) -> Value {
     let c = p
         .commits
@@ -521,7 +563,7 @@ pub fn branch(db: &Db, p: &Project, b: &Branch) -> Value {
     })
 }
 
-/// Tag (docs: tags API).
+/// Tag (docs: https://docs.gitlab.com/api/tags/).
 pub fn tag(db: &Db, p: &Project, t: &Tag) -> Value {
     let c = p
         .commits
@@ -539,7 +581,7 @@ pub fn tag(db: &Db, p: &Project, t: &Tag) -> Value {
     })
 }
 
-/// File metadata and base64 content (docs: repository files API).
+/// File metadata and base64 content (docs: https://docs.gitlab.com/api/repository_files/).
 pub fn file(p: &Project, path: &str, git_ref: &str, content: &str) -> Value {
     let name = path.rsplit('/').next().unwrap_or(path);
     let head = &p.commits.first().expect("seeded commit").id;
@@ -584,7 +626,7 @@ pub fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// Group (docs: groups API, "Get a single group" without `projects`).
+/// Group (docs: https://docs.gitlab.com/api/groups/, "Get a single group" without `projects`).
 pub fn group(db: &Db, g: &crate::db::Group) -> Value {
     json!({
         "id": g.id,
@@ -631,7 +673,7 @@ pub fn group(db: &Db, g: &crate::db::Group) -> Value {
     })
 }
 
-/// User as `GET /users/:id` shows it (docs: users API).
+/// User as `GET /users/:id` shows it (docs: https://docs.gitlab.com/api/users/).
 pub fn user_full(db: &Db, id: u64) -> Value {
     let mut v = user(db, id);
     let extra = json!({
@@ -658,7 +700,7 @@ pub fn user_full(db: &Db, id: u64) -> Value {
     v
 }
 
-/// Project label (docs: labels API).
+/// Project label (docs: https://docs.gitlab.com/api/labels/).
 pub fn label(l: &crate::db::Label, p: &Project) -> Value {
     let open = p
         .issues
@@ -682,7 +724,7 @@ pub fn label(l: &crate::db::Label, p: &Project) -> Value {
     })
 }
 
-/// Milestone (docs: milestones API).
+/// Milestone (docs: https://docs.gitlab.com/api/milestones/).
 pub fn milestone(db: &Db, p: &Project, m: &crate::db::Milestone) -> Value {
     json!({
         "id": m.id,
@@ -700,7 +742,7 @@ pub fn milestone(db: &Db, p: &Project, m: &crate::db::Milestone) -> Value {
     })
 }
 
-/// Release (docs: releases API).
+/// Release (docs: https://docs.gitlab.com/api/releases/).
 pub fn release(db: &Db, p: &Project, r: &crate::db::Release) -> Value {
     let web = format!("{}/{}", db.host, p.path_with_namespace);
     let tag = p.tags.iter().find(|t| t.name == r.tag_name);
@@ -748,7 +790,7 @@ pub fn release(db: &Db, p: &Project, r: &crate::db::Release) -> Value {
     })
 }
 
-/// CI/CD variable (docs: project-level variables API).
+/// CI/CD variable (docs: https://docs.gitlab.com/api/project_level_variables/).
 pub fn variable(v: &crate::db::Variable) -> Value {
     json!({
         "variable_type": v.variable_type,
@@ -763,7 +805,7 @@ pub fn variable(v: &crate::db::Variable) -> Value {
     })
 }
 
-/// Environment (docs: environments API).
+/// Environment (docs: https://docs.gitlab.com/api/environments/).
 pub fn environment(db: &Db, p: &Project, e: &crate::db::Environment) -> Value {
     json!({
         "id": e.id,
@@ -786,7 +828,7 @@ pub fn environment(db: &Db, p: &Project, e: &crate::db::Environment) -> Value {
     })
 }
 
-/// Wiki page (docs: project wikis API); lists leave the content out
+/// Wiki page (docs: https://docs.gitlab.com/api/wikis/); lists leave the content out
 /// unless `with_content` is set.
 pub fn wiki_page(w: &crate::db::WikiPage, with_content: bool) -> Value {
     let mut v = json!({
@@ -802,7 +844,7 @@ pub fn wiki_page(w: &crate::db::WikiPage, with_content: bool) -> Value {
     v
 }
 
-/// Snippet (docs: project snippets API).
+/// Snippet (docs: https://docs.gitlab.com/api/project_snippets/).
 pub fn snippet(db: &Db, p: &Project, s: &crate::db::Snippet) -> Value {
     let web = format!("{}/{}/-/snippets/{}", db.host, p.path_with_namespace, s.id);
     json!({
@@ -825,7 +867,7 @@ pub fn snippet(db: &Db, p: &Project, s: &crate::db::Snippet) -> Value {
     })
 }
 
-/// Package (docs: packages API).
+/// Package (docs: https://docs.gitlab.com/api/packages/).
 pub fn package(db: &Db, p: &Project, k: &crate::db::Package) -> Value {
     json!({
         "id": k.id,

@@ -1,5 +1,5 @@
 //! CI/CD variables, environments and job artifacts (docs: project-level
-//! variables API, environments API, job artifacts API).
+//! variables API, https://docs.gitlab.com/api/environments/, job artifacts API).
 
 use axum::Router;
 use axum::extract::{Path, State};

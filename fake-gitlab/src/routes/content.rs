@@ -15,6 +15,10 @@ pub fn routes() -> Router<App> {
     let p = "/api/v4/projects/{id}";
     Router::new()
         .route(&format!("{p}/labels"), get(labels).post(create_label))
+        .route(
+            &format!("{p}/labels/{{label_id}}"),
+            get(label).put(update_label).delete(delete_label),
+        )
         .route(&format!("{p}/milestones"), get(milestones))
         .route(&format!("{p}/milestones/{{milestone_id}}"), get(milestone))
         .route(&format!("{p}/releases"), get(releases).post(create_release))
@@ -50,7 +54,7 @@ async fn labels(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Re
 }
 
 /// Create: `name` and `color` required; a taken name is a 409 `Label
-/// already exists` (docs: labels API).
+/// already exists` (docs: https://docs.gitlab.com/api/labels/).
 async fn create_label(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
     let mut db = lock(&app.db);
     let p = writable(&db, &pid, &ctx)?;
@@ -71,6 +75,85 @@ async fn create_label(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx)
         project.labels.last().unwrap(),
         project,
     )))
+}
+
+/// A label by id or name (docs: https://docs.gitlab.com/api/labels/).
+fn label_index(p: &crate::db::Project, key: &str) -> Result<usize, axum::response::Response> {
+    p.labels
+        .iter()
+        .position(|l| l.id.to_string() == key || l.name == key)
+        .ok_or_else(|| http::not_found("Label"))
+}
+
+async fn label(
+    State(app): State<App>,
+    Path((pid, key)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &pid, &ctx)?];
+    Ok(http::ok(objects::label(
+        &p.labels[label_index(p, &key)?],
+        p,
+    )))
+}
+
+/// Update: `new_name`, `color` or `description`; at least one (docs).
+async fn update_label(
+    State(app): State<App>,
+    Path((pid, key)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let mut db = lock(&app.db);
+    let p = writable(&db, &pid, &ctx)?;
+    let i = label_index(&db.projects[p], &key)?;
+    let (new_name, color, description) = (
+        ctx.param("new_name"),
+        ctx.param("color"),
+        ctx.param("description"),
+    );
+    if new_name.is_none() && color.is_none() && description.is_none() {
+        return Err(http::json_response(
+            axum::http::StatusCode::BAD_REQUEST,
+            json!({"error": "new_name, color, description, priority, archived are missing, at least one parameter must be provided"}),
+        ));
+    }
+    let project = &mut db.projects[p];
+    let old = project.labels[i].name.clone();
+    if let Some(name) = new_name {
+        for issue in &mut project.issues {
+            for l in &mut issue.labels {
+                if *l == old {
+                    *l = name.clone();
+                }
+            }
+        }
+        project.labels[i].name = name;
+    }
+    if let Some(c) = color {
+        project.labels[i].color = c;
+    }
+    if description.is_some() {
+        project.labels[i].description = description;
+    }
+    let project = &db.projects[p];
+    Ok(http::ok(objects::label(&project.labels[i], project)))
+}
+
+async fn delete_label(
+    State(app): State<App>,
+    Path((pid, key)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let mut db = lock(&app.db);
+    let p = writable(&db, &pid, &ctx)?;
+    let i = label_index(&db.projects[p], &key)?;
+    let project = &mut db.projects[p];
+    let name = project.labels.remove(i).name;
+    for issue in &mut project.issues {
+        issue.labels.retain(|l| *l != name);
+    }
+    Ok(http::no_content())
 }
 
 async fn milestones(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
@@ -130,7 +213,7 @@ async fn release(
 }
 
 /// Create: `tag_name` required; a tag that does not exist needs `ref`
-/// (docs: releases API); a second release for a tag is a 409.
+/// (docs: https://docs.gitlab.com/api/releases/); a second release for a tag is a 409.
 async fn create_release(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
     let mut db = lock(&app.db);
     let p = writable(&db, &pid, &ctx)?;
@@ -340,7 +423,7 @@ const SCOPES: &[&str] = &[
     "notes",
 ];
 
-/// Project search: `scope` and `search` required (docs: search API).
+/// Project search: `scope` and `search` required (docs: https://docs.gitlab.com/api/search/).
 async fn project_search(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
     let db = lock(&app.db);
     let p = &db.projects[visible(&db, &pid, &ctx)?];
@@ -413,15 +496,14 @@ async fn global_search(State(app): State<App>, ctx: Ctx) -> Reply {
     Ok(http::paginate(items, &ctx.query, &ctx.url))
 }
 
-/// Markdown upload: a multipart form with a `file` field (docs: project
-/// uploads API); answers the Markdown to embed it.
+/// Markdown upload: a multipart form with a `file` field (docs: https://docs.gitlab.com/api/project_markdown_uploads/); answers the Markdown to embed it.
 async fn upload(
     State(app): State<App>,
     Path(pid): Path<String>,
     headers: HeaderMap,
     mut form: Multipart,
 ) -> Reply {
-    let auth = crate::auth::authenticate(&headers)?;
+    let auth = crate::auth::authenticate(&app, &headers)?;
     let ctx = Ctx {
         auth,
         query: Vec::new(),
@@ -465,7 +547,7 @@ async fn upload(
 }
 
 /// Multi-file commit: `branch`, `commit_message`, `actions` required;
-/// each action is checked as GitLab does (docs: commits API, "Create a
+/// each action is checked as GitLab does (docs: https://docs.gitlab.com/api/commits/, "Create a
 /// commit with multiple files and actions").
 async fn create_commit(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
     let mut db = lock(&app.db);
@@ -491,13 +573,18 @@ async fn create_commit(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx
         )
     })?;
     let mut diffs = Vec::new();
+    let mut files = if db.per_branch_files {
+        db.projects[p].files_at(&start).clone()
+    } else {
+        db.projects[p].files.clone()
+    };
     for action in &actions {
         let kind = action["action"].as_str().unwrap_or_default();
         let path = action["file_path"]
             .as_str()
             .ok_or_else(|| http::missing("actions[file_path]"))?
             .to_string();
-        let exists = db.projects[p].files.contains_key(&path);
+        let exists = files.contains_key(&path);
         match kind {
             "create" if exists => {
                 return Err(http::message(400, "A file with this name already exists"));
@@ -507,15 +594,15 @@ async fn create_commit(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx
             }
             "create" | "update" => {
                 let content = action["content"].as_str().unwrap_or_default().to_string();
-                db.projects[p].files.insert(path.clone(), content);
+                files.insert(path.clone(), content);
             }
             "delete" => {
-                db.projects[p].files.remove(&path);
+                files.remove(&path);
             }
             "move" => {
                 let from = action["previous_path"].as_str().unwrap_or_default();
-                let content = db.projects[p].files.remove(from).unwrap_or_default();
-                db.projects[p].files.insert(path.clone(), content);
+                let content = files.remove(from).unwrap_or_default();
+                files.insert(path.clone(), content);
             }
             "chmod" => {}
             _ => return Err(http::invalid_value("actions[action]")),
@@ -528,6 +615,15 @@ async fn create_commit(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx
             kind == "delete",
         ));
     }
+    if db.per_branch_files {
+        let author = ctx.auth.expect("writable has a user").user_id;
+        super::repository::commit_files(&mut db, p, &branch, Some(&start), &message, author, files);
+        let project = &db.projects[p];
+        let mut v = objects::commit(&db, project, &project.commits[0], true);
+        v["stats"] = json!({"additions": actions.len(), "deletions": 0, "total": actions.len()});
+        return Ok(http::created(v));
+    }
+    db.projects[p].files = files;
     let id = db.next_id();
     let commit = Commit {
         id: sha(id),

@@ -1,4 +1,4 @@
-//! Groups (docs: groups API) and users (docs: users API).
+//! Groups (docs: https://docs.gitlab.com/api/groups/) and users (docs: https://docs.gitlab.com/api/users/).
 
 use axum::Router;
 use axum::extract::{Path, State};

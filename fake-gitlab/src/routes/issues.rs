@@ -1,4 +1,4 @@
-//! Issues, their notes and links (docs: issues API, notes API, issue links API).
+//! Issues, their notes and links (docs: https://docs.gitlab.com/api/issues/, https://docs.gitlab.com/api/notes/, https://docs.gitlab.com/api/issue_links/).
 
 use axum::Router;
 use axum::extract::{Path, State};
@@ -26,6 +26,7 @@ const ORDER_BY: &[&str] = &[
 pub fn routes() -> Router<App> {
     Router::new()
         .route("/api/v4/projects/{id}/issues", get(list).post(create))
+        .route("/api/v4/issues", get(all_issues))
         .route(
             "/api/v4/projects/{id}/issues/{iid}",
             get(show).put(update).delete(destroy),
@@ -82,6 +83,37 @@ async fn list(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Repl
         issues.reverse();
     }
     let items: Vec<Value> = issues.iter().map(|i| objects::issue(&db, p, i)).collect();
+    Ok(http::paginate(items, &ctx.query, &ctx.url))
+}
+
+/// Issues across the projects the caller can see; `scope` defaults to
+/// `created_by_me` (docs: https://docs.gitlab.com/api/issues/#list-issues).
+async fn all_issues(State(app): State<App>, ctx: Ctx) -> Reply {
+    let db = lock(&app.db);
+    let user = ctx.auth.ok_or_else(http::unauthorized)?.user_id;
+    let state = ctx.one_of("state", STATES)?.unwrap_or_else(|| "all".into());
+    let scope = ctx
+        .one_of("scope", &["created_by_me", "assigned_to_me", "all"])?
+        .unwrap_or_else(|| "created_by_me".into());
+    let mut items: Vec<(String, Value)> = Vec::new();
+    for p in db
+        .projects
+        .iter()
+        .filter(|p| p.visibility == "public" || p.members.contains(&user))
+    {
+        for i in &p.issues {
+            let mine = match scope.as_str() {
+                "created_by_me" => i.author_id == user,
+                "assigned_to_me" => i.assignee_ids.contains(&user),
+                _ => true,
+            };
+            if mine && (state == "all" || i.state == state) {
+                items.push((i.created_at.clone(), objects::issue(&db, p, i)));
+            }
+        }
+    }
+    items.sort_by(|a, b| b.0.cmp(&a.0));
+    let items = items.into_iter().map(|(_, v)| v).collect();
     Ok(http::paginate(items, &ctx.query, &ctx.url))
 }
 
@@ -158,7 +190,22 @@ async fn update(
     let state_event = ctx.one_of("state_event", &["close", "reopen"])?;
     let now = db.now();
     let user = ctx.auth.expect("writable has a user").user_id;
+    let milestone = match ctx.number("milestone_id")? {
+        None => None,
+        Some(0) => Some(None),
+        Some(id) => Some(Some(
+            db.projects[p]
+                .milestones
+                .iter()
+                .find(|m| m.id == id)
+                .map(|m| (m.id, m.iid, m.title.clone()))
+                .ok_or_else(|| http::not_found("Milestone"))?,
+        )),
+    };
     let issue = &mut db.projects[p].issues[i];
+    if let Some(m) = milestone {
+        issue.milestone = m;
+    }
     if let Some(title) = ctx.param("title") {
         if title.trim().is_empty() {
             return Err(http::validation("title", "can't be blank"));
@@ -268,7 +315,7 @@ async fn create_note(
 }
 
 /// Linked issues: each is the issue object plus `issue_link_id`, `link_type`
-/// and the link's timestamps (docs: issue links API).
+/// and the link's timestamps (docs: https://docs.gitlab.com/api/issue_links/).
 async fn links(
     State(app): State<App>,
     Path((pid, iid)): Path<(String, String)>,

@@ -1,5 +1,5 @@
 //! Merge requests, their notes, discussions, diffs, commits, merge and
-//! approval (docs: merge requests API, notes API, discussions API).
+//! approval (docs: https://docs.gitlab.com/api/merge_requests/, https://docs.gitlab.com/api/notes/, https://docs.gitlab.com/api/discussions/).
 
 use axum::Router;
 use axum::extract::{Path, State};
@@ -14,16 +14,25 @@ pub fn routes() -> Router<App> {
     let base = "/api/v4/projects/{id}/merge_requests";
     Router::new()
         .route(base, get(list).post(create))
+        .route("/api/v4/merge_requests", get(all_merge_requests))
         .route(&format!("{base}/{{iid}}"), get(show).put(update))
         .route(&format!("{base}/{{iid}}/merge"), put(merge))
         .route(&format!("{base}/{{iid}}/approve"), post(approve))
+        .route(&format!("{base}/{{iid}}/unapprove"), post(unapprove))
+        .route(&format!("{base}/{{iid}}/approvals"), get(approvals))
         .route(&format!("{base}/{{iid}}/diffs"), get(diffs))
+        .route(&format!("{base}/{{iid}}/changes"), get(changes))
+        .route(&format!("{base}/{{iid}}/versions"), get(versions))
+        .route(
+            &format!("{base}/{{iid}}/versions/{{version_id}}"),
+            get(version),
+        )
+        .route(&format!("{base}/{{iid}}/pipelines"), get(pipelines))
         .route(&format!("{base}/{{iid}}/commits"), get(commits))
         .route(
             &format!("{base}/{{iid}}/notes"),
             get(notes).post(create_note),
         )
-        .route(&format!("{base}/{{iid}}/discussions"), get(discussions))
 }
 
 /// The single merge request shape GitLab answers reads and changes with.
@@ -64,6 +73,56 @@ async fn list(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Repl
         .filter(|m| target.as_ref().is_none_or(|t| &m.target_branch == t))
         .map(|m| objects::merge_request(&db, p, m, false))
         .collect();
+    Ok(http::paginate(items, &ctx.query, &ctx.url))
+}
+
+/// Merge requests across the projects the caller can see; `scope`
+/// defaults to `created_by_me`, `reviewer_id`/`reviewer_username` filter
+/// (docs: https://docs.gitlab.com/api/merge_requests/#list-merge-requests).
+async fn all_merge_requests(State(app): State<App>, ctx: Ctx) -> Reply {
+    let db = lock(&app.db);
+    let user = ctx.auth.ok_or_else(http::unauthorized)?.user_id;
+    let state = ctx
+        .one_of("state", &["opened", "closed", "locked", "merged", "all"])?
+        .unwrap_or_else(|| "all".into());
+    let scope = ctx
+        .one_of("scope", &["created_by_me", "assigned_to_me", "all"])?
+        .unwrap_or_else(|| "created_by_me".into());
+    let reviewer = match (ctx.number("reviewer_id")?, ctx.param("reviewer_username")) {
+        (Some(id), _) => Some(id),
+        (None, Some(name)) => Some(
+            db.users
+                .iter()
+                .find(|u| u.username == name)
+                .map_or(0, |u| u.id),
+        ),
+        _ => None,
+    };
+    let mut items: Vec<(String, Value)> = Vec::new();
+    for p in db
+        .projects
+        .iter()
+        .filter(|p| p.visibility == "public" || p.members.contains(&user))
+    {
+        for m in &p.merge_requests {
+            let mine = match scope.as_str() {
+                "created_by_me" if reviewer.is_none() => m.author_id == user,
+                "assigned_to_me" => m.assignee_ids.contains(&user),
+                _ => true,
+            };
+            if mine
+                && (state == "all" || m.state == state)
+                && reviewer.is_none_or(|r| m.reviewer_ids.contains(&r))
+            {
+                items.push((
+                    m.created_at.clone(),
+                    objects::merge_request(&db, p, m, false),
+                ));
+            }
+        }
+    }
+    items.sort_by(|a, b| b.0.cmp(&a.0));
+    let items = items.into_iter().map(|(_, v)| v).collect();
     Ok(http::paginate(items, &ctx.query, &ctx.url))
 }
 
@@ -140,7 +199,50 @@ async fn create(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Re
         approved_by: vec![],
         notes: vec![],
         commit_shas: vec![sha(6)],
+        versions: vec![],
+        milestone_id: None,
+        head_pipeline_id: None,
     };
+    let mut mr = mr;
+    if db.per_branch_files {
+        // The sandbox computes the diff between the branches, as GitLab does.
+        let version_id = db.next_id();
+        let project = &db.projects[p];
+        let head_of = |name: &str| {
+            project
+                .branches
+                .iter()
+                .find(|b| b.name == name)
+                .map(|b| b.commit_sha.clone())
+                .unwrap_or_default()
+        };
+        let (head, base) = (head_of(&mr.source_branch), head_of(&mr.target_branch));
+        let on_target = super::repository::ancestors(project, &base);
+        let mut commits = Vec::new();
+        let mut at = Some(head.clone());
+        while let Some(sha) = at.filter(|s| !on_target.contains(s)) {
+            at = project
+                .commits
+                .iter()
+                .find(|c| c.id == sha)
+                .and_then(|c| c.parent_ids.first().cloned());
+            commits.push(sha);
+        }
+        mr.sha = head.clone();
+        mr.commit_shas = commits.clone();
+        mr.versions = vec![crate::db::MrVersion {
+            id: version_id,
+            head_commit_sha: head,
+            base_commit_sha: base.clone(),
+            start_commit_sha: base,
+            created_at: mr.created_at.clone(),
+            commit_shas: commits,
+            diffs: crate::sandbox::diff_files(
+                project.files_at(&mr.target_branch),
+                project.files_at(&mr.source_branch),
+            ),
+        }];
+    }
     db.projects[p].merge_requests.push(mr);
     let project = &db.projects[p];
     Ok(http::created(objects::merge_request(
@@ -175,6 +277,23 @@ async fn update(
     if let Some(labels) = ctx.list("labels") {
         mr.labels = labels;
     }
+    let ids = |name: &str| {
+        ctx.list(name).map(|v| {
+            v.iter()
+                .filter_map(|s| s.parse::<u64>().ok())
+                .filter(|id| *id != 0)
+                .collect::<Vec<u64>>()
+        })
+    };
+    if let Some(a) = ids("assignee_ids") {
+        mr.assignee_ids = a;
+    }
+    if let Some(r) = ids("reviewer_ids") {
+        mr.reviewer_ids = r;
+    }
+    if let Some(m) = ctx.number("milestone_id")? {
+        mr.milestone_id = (m != 0).then_some(m);
+    }
     match state_event.as_deref() {
         Some("close") => mr.state = "closed".into(),
         Some("reopen") => mr.state = "opened".into(),
@@ -196,6 +315,7 @@ async fn merge(
     let m = find(&db, p, &iid)?;
     let now = db.now();
     let user = ctx.auth.expect("writable has a user").user_id;
+    let per_branch = db.per_branch_files;
     let mr = &mut db.projects[p].merge_requests[m];
     if mr.state != "opened" || mr.draft {
         return Err(http::message(405, "405 Method Not Allowed"));
@@ -213,11 +333,62 @@ async fn merge(
     mr.merged_by = Some(user);
     mr.merge_commit_sha = Some(sha(7000 + mr.iid));
     mr.updated_at = now;
+    if per_branch {
+        // The sandbox's target branch gets the source's files in a merge commit.
+        let (source, target) = (mr.source_branch.clone(), mr.target_branch.clone());
+        let files = db.projects[p].files_at(&source).clone();
+        let message = format!("Merge branch '{source}' into '{target}'");
+        let merged =
+            super::repository::commit_files(&mut db, p, &target, None, &message, user, files);
+        db.projects[p].merge_requests[m].merge_commit_sha = Some(merged);
+    }
     Ok(full_answer(&db, p, m))
 }
 
-/// Approve: the approval state (docs: merge request approvals API); an
-/// author approving their own merge request is a 401 there.
+/// The approval state (docs: https://docs.gitlab.com/api/merge_request_approvals/,
+/// "Retrieve approval state for a merge request"), as seen by `viewer`.
+fn approval_state(db: &Db, p: usize, m: usize, viewer: Option<u64>) -> Value {
+    let project = &db.projects[p];
+    let mr = &project.merge_requests[m];
+    let approvers: Vec<Value> = mr
+        .approved_by
+        .iter()
+        .map(|u| json!({"user": objects::user(db, *u)}))
+        .collect();
+    let has_approved = viewer.is_some_and(|v| mr.approved_by.contains(&v));
+    json!({
+        "id": mr.id, "iid": mr.iid, "project_id": project.id, "title": mr.title,
+        "description": mr.description, "state": mr.state, "created_at": mr.created_at,
+        "updated_at": mr.updated_at, "merge_status": "can_be_merged",
+        "approved": !mr.approved_by.is_empty(), "approvals_required": 0,
+        "approvals_left": 0, "require_password_to_approve": false, "approved_by": approvers,
+        "suggested_approvers": [], "approvers": [], "approver_groups": [],
+        "user_has_approved": has_approved,
+        "user_can_approve": viewer.is_some_and(|v| !has_approved && v != mr.author_id),
+        "approval_rules_left": [], "has_approval_rules": false,
+        "merge_request_approvers_available": false,
+        "multiple_approval_rules_available": false, "invalid_approvers_rules": []
+    })
+}
+
+async fn approvals(
+    State(app): State<App>,
+    Path((pid, iid)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let db = lock(&app.db);
+    let p = visible(&db, &pid, &ctx)?;
+    let m = find(&db, p, &iid)?;
+    Ok(http::ok(approval_state(
+        &db,
+        p,
+        m,
+        ctx.auth.map(|a| a.user_id),
+    )))
+}
+
+/// Approve: 201 with the approval state (docs: "Approve a merge
+/// request"); approving twice is a 401 in GitLab's code.
 async fn approve(
     State(app): State<App>,
     Path((pid, iid)): Path<(String, String)>,
@@ -232,30 +403,139 @@ async fn approve(
         return Err(http::unauthorized());
     }
     mr.approved_by.push(user);
-    let (id, iid, title, state, created, updated) = (
-        mr.id,
-        mr.iid,
-        mr.title.clone(),
-        mr.state.clone(),
-        mr.created_at.clone(),
-        mr.updated_at.clone(),
-    );
-    let approvers: Vec<Value> = mr
-        .approved_by
-        .clone()
+    Ok(http::created(approval_state(&db, p, m, Some(user))))
+}
+
+/// Unapprove: 201 with the approval state; a 404 when the caller had not
+/// approved (docs: "Unapprove a merge request").
+async fn unapprove(
+    State(app): State<App>,
+    Path((pid, iid)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let mut db = lock(&app.db);
+    let p = writable(&db, &pid, &ctx)?;
+    let m = find(&db, p, &iid)?;
+    let user = ctx.auth.expect("writable has a user").user_id;
+    let mr = &mut db.projects[p].merge_requests[m];
+    let before = mr.approved_by.len();
+    mr.approved_by.retain(|u| *u != user);
+    if mr.approved_by.len() == before {
+        return Err(http::message(404, "404 Not Found"));
+    }
+    Ok(http::created(approval_state(&db, p, m, Some(user))))
+}
+
+fn diff_values(diffs: &[crate::db::FileDiff]) -> Vec<Value> {
+    diffs
         .iter()
-        .map(|u| json!({"user": objects::user(&db, *u)}))
+        .map(|(o, n, d, new, del)| objects::diff(o, n, d, *new, *del))
+        .collect()
+}
+
+/// The merge request with its latest diffs in `changes` (docs: "Get
+/// single merge request changes", deprecated for `diffs` but served).
+async fn changes(
+    State(app): State<App>,
+    Path((pid, iid)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let db = lock(&app.db);
+    let p = visible(&db, &pid, &ctx)?;
+    let m = find(&db, p, &iid)?;
+    let project = &db.projects[p];
+    let mr = &project.merge_requests[m];
+    let mut v = objects::merge_request(&db, project, mr, true);
+    v["changes"] = Value::Array(diff_values(&project.mr_diffs(mr)));
+    v["overflow"] = json!(false);
+    Ok(http::ok(v))
+}
+
+fn version_json(mr: &MergeRequest, v: &crate::db::MrVersion) -> Value {
+    json!({
+        "id": v.id,
+        "head_commit_sha": v.head_commit_sha,
+        "base_commit_sha": v.base_commit_sha,
+        "start_commit_sha": v.start_commit_sha,
+        "created_at": v.created_at,
+        "merge_request_id": mr.id,
+        "state": "collected",
+        "real_size": v.diffs.len().to_string(),
+        "patch_id_sha": sha(v.id),
+    })
+}
+
+/// Diff versions, newest first (docs:
+/// https://docs.gitlab.com/api/merge_requests/#get-merge-request-diff-versions).
+async fn versions(
+    State(app): State<App>,
+    Path((pid, iid)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let db = lock(&app.db);
+    let p = visible(&db, &pid, &ctx)?;
+    let m = find(&db, p, &iid)?;
+    let project = &db.projects[p];
+    let mr = &project.merge_requests[m];
+    let items = project
+        .mr_versions(mr)
+        .iter()
+        .rev()
+        .map(|v| version_json(mr, v))
         .collect();
-    Ok(http::created(json!({
-        "id": id, "iid": iid, "project_id": db.projects[p].id, "title": title,
-        "description": "", "state": state, "created_at": created, "updated_at": updated,
-        "merge_status": "can_be_merged", "approved": true, "approvals_required": 0,
-        "approvals_left": 0, "require_password_to_approve": false, "approved_by": approvers,
-        "suggested_approvers": [], "approvers": [], "approver_groups": [],
-        "user_has_approved": true, "user_can_approve": false, "approval_rules_left": [],
-        "has_approval_rules": false, "merge_request_approvers_available": false,
-        "multiple_approval_rules_available": false, "invalid_approvers_rules": []
-    })))
+    Ok(http::paginate(items, &ctx.query, &ctx.url))
+}
+
+/// One version with its `commits` and `diffs` (docs: "Get a single merge
+/// request diff version"); an unknown id is GitLab's `404 Not found`.
+async fn version(
+    State(app): State<App>,
+    Path((pid, iid, version_id)): Path<(String, String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let db = lock(&app.db);
+    let p = visible(&db, &pid, &ctx)?;
+    let m = find(&db, p, &iid)?;
+    let version_id = id(&version_id)?;
+    let project = &db.projects[p];
+    let mr = &project.merge_requests[m];
+    let v = project
+        .mr_versions(mr)
+        .into_iter()
+        .find(|v| v.id == version_id)
+        .ok_or_else(|| http::message(404, "404 Not found"))?;
+    let mut out = version_json(mr, &v);
+    out["commits"] = Value::Array(
+        v.commit_shas
+            .iter()
+            .filter_map(|s| project.commits.iter().find(|c| &c.id == s))
+            .map(|c| objects::commit(&db, project, c, false))
+            .collect(),
+    );
+    out["diffs"] = Value::Array(diff_values(&v.diffs));
+    Ok(http::ok(out))
+}
+
+/// Pipelines of the merge request's source branch, newest first (docs:
+/// "List merge request pipelines").
+async fn pipelines(
+    State(app): State<App>,
+    Path((pid, iid)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let db = lock(&app.db);
+    let p = visible(&db, &pid, &ctx)?;
+    let m = find(&db, p, &iid)?;
+    let project = &db.projects[p];
+    let mr = &project.merge_requests[m];
+    let items = project
+        .pipelines
+        .iter()
+        .rev()
+        .filter(|pl| pl.git_ref == mr.source_branch || mr.head_pipeline_id == Some(pl.id))
+        .map(|pl| objects::pipeline(&db, project, pl, false))
+        .collect();
+    Ok(http::paginate(items, &ctx.query, &ctx.url))
 }
 
 async fn diffs(
@@ -267,16 +547,7 @@ async fn diffs(
     let p = visible(&db, &pid, &ctx)?;
     let m = find(&db, p, &iid)?;
     let project = &db.projects[p];
-    let items = project.merge_requests[m]
-        .commit_shas
-        .iter()
-        .filter_map(|s| project.commits.iter().find(|c| &c.id == s))
-        .flat_map(|c| {
-            c.diffs
-                .iter()
-                .map(|(o, n, d, new, del)| objects::diff(o, n, d, *new, *del))
-        })
-        .collect();
+    let items = diff_values(&project.mr_diffs(&project.merge_requests[m]));
     Ok(http::paginate(items, &ctx.query, &ctx.url))
 }
 
@@ -336,22 +607,4 @@ async fn create_note(
         project_id: project.id,
     };
     Ok(http::created(on.render(&db, mr.notes.last().unwrap())))
-}
-
-async fn discussions(
-    State(app): State<App>,
-    Path((pid, iid)): Path<(String, String)>,
-    ctx: Ctx,
-) -> Reply {
-    let db = lock(&app.db);
-    let p = visible(&db, &pid, &ctx)?;
-    let m = find(&db, p, &iid)?;
-    let project = &db.projects[p];
-    let mr = &project.merge_requests[m];
-    let items = mr
-        .notes
-        .iter()
-        .map(|n| objects::discussion(&db, n, "MergeRequest", mr.id, mr.iid, project.id))
-        .collect();
-    Ok(http::paginate(items, &ctx.query, &ctx.url))
 }

@@ -3,12 +3,14 @@
 
 mod ci;
 mod content;
+pub mod discussions;
 mod groups_users;
 mod issues;
 mod merge_requests;
+mod oauth;
 mod pipelines;
 mod projects;
-mod repository;
+pub mod repository;
 
 use axum::Router;
 use axum::body::to_bytes;
@@ -28,11 +30,14 @@ pub fn routes() -> Router<App> {
         .merge(projects::routes())
         .merge(issues::routes())
         .merge(merge_requests::routes())
+        .merge(discussions::routes(discussions::Kind::Issue))
+        .merge(discussions::routes(discussions::Kind::MergeRequest))
         .merge(pipelines::routes())
         .merge(repository::routes())
         .merge(ci::routes())
         .merge(content::routes())
         .merge(groups_users::routes())
+        .merge(oauth::routes())
 }
 
 /// What a handler needs from the request besides its path parameters.
@@ -61,7 +66,7 @@ impl FromRequest<App> for Ctx {
         let body = if bytes.iter().all(u8::is_ascii_whitespace) {
             Value::Null
         } else {
-            // Grape answers malformed JSON with a 400 (docs: REST API, status codes).
+            // Grape answers malformed JSON with a 400 (docs: https://docs.gitlab.com/api/rest/troubleshooting/#status-codes).
             serde_json::from_slice(&bytes)
                 .map_err(|_| http::message(400, "400 Bad request - Invalid JSON"))?
         };
@@ -128,7 +133,8 @@ impl Ctx {
         }
     }
 
-    /// Grape's `requires`: `{"error":"title is missing"}` (facts).
+    /// Grape's `requires`: `{"error":"title is missing"}` (docs:
+    /// https://docs.gitlab.com/api/rest/troubleshooting/#status-codes).
     pub fn require(&self, name: &str) -> Result<String, Response> {
         self.param(name)
             .filter(|v| !v.is_empty())
@@ -184,7 +190,7 @@ pub fn writable(db: &Db, id: &str, ctx: &Ctx) -> Result<usize, Response> {
 }
 
 /// A new comment from the request: `body` required (Grape's `requires`),
-/// `internal` optional (docs: notes API). The caller is a writer.
+/// `internal` optional (docs: https://docs.gitlab.com/api/notes/). The caller is a writer.
 pub fn new_note(db: &mut Db, ctx: &Ctx) -> Result<crate::db::Note, Response> {
     let body = ctx.require("body")?;
     let id = db.next_id();
@@ -196,6 +202,7 @@ pub fn new_note(db: &mut Db, ctx: &Ctx) -> Result<crate::db::Note, Response> {
         system: false,
         internal: ctx.flag("internal").unwrap_or(false),
         discussion_id: crate::db::sha(id),
+        ..crate::db::Note::default()
     })
 }
 
@@ -214,7 +221,7 @@ impl Noteable<'_> {
     }
 }
 
-/// A page of notes, newest first unless `sort=asc` (docs: notes API, with
+/// A page of notes, newest first unless `sort=asc` (docs: https://docs.gitlab.com/api/notes/, with
 /// `sort` and `order_by` checked as Grape checks them).
 pub fn notes_page(db: &Db, notes: &[crate::db::Note], on: &Noteable<'_>, ctx: &Ctx) -> Reply {
     ctx.one_of("sort", &["asc", "desc"])?;

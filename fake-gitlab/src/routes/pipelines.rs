@@ -1,4 +1,4 @@
-//! Pipelines and jobs (docs: pipelines API, jobs API).
+//! Pipelines and jobs (docs: https://docs.gitlab.com/api/pipelines/, https://docs.gitlab.com/api/jobs/).
 
 use axum::Router;
 use axum::extract::{Path, State};
@@ -28,6 +28,8 @@ pub fn routes() -> Router<App> {
     Router::new()
         .route(&format!("{p}/pipelines"), get(list))
         .route(&format!("{p}/pipelines/{{pipeline_id}}"), get(show))
+        .route(&format!("{p}/pipelines/latest"), get(latest))
+        .route(&format!("{p}/jobs"), get(project_jobs))
         .route(&format!("{p}/pipeline"), post(create))
         .route(&format!("{p}/pipelines/{{pipeline_id}}/retry"), post(retry))
         .route(
@@ -94,7 +96,58 @@ async fn show(State(app): State<App>, Path((pid, pl)): Path<(String, String)>, c
     )))
 }
 
-/// `POST /projects/:id/pipeline` (singular, facts): `ref` required; an
+/// The latest pipeline of `ref`, by default the default branch (docs:
+/// https://docs.gitlab.com/api/pipelines/#get-the-latest-pipeline).
+async fn latest(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
+    let db = lock(&app.db);
+    let project = &db.projects[visible(&db, &pid, &ctx)?];
+    let git_ref = ctx
+        .param("ref")
+        .unwrap_or_else(|| project.default_branch.clone());
+    let pl = project
+        .pipelines
+        .iter()
+        .rev()
+        .find(|pl| pl.git_ref == git_ref)
+        .ok_or_else(|| http::message(404, "404 Not found"))?;
+    Ok(http::ok(objects::pipeline(&db, project, pl, true)))
+}
+
+/// The project's jobs, newest first, `scope[]` filtering by status (docs:
+/// https://docs.gitlab.com/api/jobs/#list-project-jobs).
+async fn project_jobs(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
+    let db = lock(&app.db);
+    let project = &db.projects[visible(&db, &pid, &ctx)?];
+    let scope = ctx.list("scope");
+    if let Some(values) = &scope
+        && values.iter().any(|v| !JOB_STATUSES.contains(&v.as_str()))
+    {
+        return Err(http::invalid_value("scope"));
+    }
+    let items = project
+        .jobs
+        .iter()
+        .rev()
+        .filter(|j| scope.as_ref().is_none_or(|s| s.contains(&j.status)))
+        .map(|j| objects::job(&db, project, j))
+        .collect();
+    Ok(http::paginate(items, &ctx.query, &ctx.url))
+}
+
+const JOB_STATUSES: &[&str] = &[
+    "created",
+    "pending",
+    "running",
+    "failed",
+    "success",
+    "canceled",
+    "skipped",
+    "waiting_for_resource",
+    "manual",
+];
+
+/// `POST /projects/:id/pipeline` (singular: docs:
+/// https://docs.gitlab.com/api/pipelines/#create-a-new-pipeline): `ref` required; an
 /// unknown ref is a 400 with GitLab's `base` message.
 async fn create(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
     let mut db = lock(&app.db);
@@ -222,7 +275,8 @@ async fn job(State(app): State<App>, Path((pid, jid)): Path<(String, String)>, c
     Ok(http::ok(objects::job(&db, project, &project.jobs[j])))
 }
 
-/// The log is plain text, possibly megabytes (facts).
+/// The log is plain text, possibly megabytes (docs:
+/// https://docs.gitlab.com/api/jobs/#get-a-log-file).
 async fn trace(
     State(app): State<App>,
     Path((pid, jid)): Path<(String, String)>,

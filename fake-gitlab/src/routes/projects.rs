@@ -1,4 +1,4 @@
-//! Projects (docs: projects API) plus `/user` and `/version`.
+//! Projects (docs: https://docs.gitlab.com/api/projects/) plus `/user` and `/version`.
 
 use axum::Router;
 use axum::extract::{Path, State};
@@ -14,11 +14,13 @@ pub fn routes() -> Router<App> {
         .route("/api/v4/projects/{id}", get(show))
         .route("/api/v4/user", get(current_user))
         .route("/api/v4/version", get(version))
+        .route("/api/v4/personal_access_tokens/self", get(token_self))
+        .route("/api/v4/projects/{id}/members", get(members))
+        .route("/api/v4/projects/{id}/members/all", get(members))
 }
 
 /// `GET /projects`: what the caller can see, filtered; offset pagination,
-/// or keyset with `pagination=keyset&order_by=id` (docs: REST API,
-/// "Keyset-based pagination": projects support it with `order_by=id` only,
+/// or keyset with `pagination=keyset&order_by=id` (docs: https://docs.gitlab.com/api/rest/#keyset-based-pagination: projects support it with `order_by=id` only,
 /// and the next page is given by `id_after` in the `Link` header).
 async fn list(State(app): State<App>, ctx: Ctx) -> Reply {
     let db = lock(&app.db);
@@ -96,11 +98,57 @@ async fn show(State(app): State<App>, Path(id): Path<String>, ctx: Ctx) -> Reply
     Ok(http::ok(objects::project(&db, &db.projects[index], true)))
 }
 
-/// `GET /user`: 401 when anonymous (docs: users API).
+/// `GET /user`: 401 when anonymous (docs: https://docs.gitlab.com/api/users/).
 async fn current_user(State(app): State<App>, ctx: Ctx) -> Reply {
     let db = lock(&app.db);
     let auth = ctx.auth.ok_or_else(http::unauthorized)?;
     Ok(http::ok(objects::user(&db, auth.user_id)))
+}
+
+/// The token's own details (docs:
+/// https://docs.gitlab.com/api/personal_access_tokens/#get-single-personal-access-token);
+/// 401 without a token.
+async fn token_self(ctx: Ctx) -> Reply {
+    let auth = ctx.auth.ok_or_else(http::unauthorized)?;
+    let scopes = if auth.can_write {
+        vec!["api"]
+    } else {
+        vec!["read_api"]
+    };
+    Ok(http::ok(json!({
+        "id": 40 + auth.user_id,
+        "name": "gitlab-mcp",
+        "revoked": false,
+        "created_at": "2026-01-05T09:00:00.000Z",
+        "description": "",
+        "scopes": scopes,
+        "user_id": auth.user_id,
+        "last_used_at": "2026-03-02T09:00:00.000Z",
+        "active": true,
+        "expires_at": "2026-12-31",
+    })))
+}
+
+/// Project members with their access level (docs:
+/// https://docs.gitlab.com/api/members/): the first member is the
+/// maintainer, the others developers.
+async fn members(State(app): State<App>, Path(id): Path<String>, ctx: Ctx) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &id, &ctx)?];
+    let items = p
+        .members
+        .iter()
+        .enumerate()
+        .map(|(n, u)| {
+            let mut v = objects::user(&db, *u);
+            v["access_level"] = json!(if n == 0 { 40 } else { 30 });
+            v["created_at"] = json!(p.created_at);
+            v["expires_at"] = Value::Null;
+            v["membership_state"] = json!("active");
+            v
+        })
+        .collect();
+    Ok(http::paginate(items, &ctx.query, &ctx.url))
 }
 
 async fn version() -> Reply {

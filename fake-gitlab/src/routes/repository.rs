@@ -1,7 +1,7 @@
-//! Branches, tags, commits, files, tree and compare (docs: branches API,
-//! tags API, commits API, repository files API, repositories API).
+//! Branches, tags, commits, files, tree and compare (docs: https://docs.gitlab.com/api/branches/,
+//! https://docs.gitlab.com/api/tags/, https://docs.gitlab.com/api/commits/, https://docs.gitlab.com/api/repository_files/, https://docs.gitlab.com/api/repositories/).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use axum::Router;
 use axum::extract::{Path, State};
@@ -10,7 +10,7 @@ use axum::routing::get;
 use serde_json::{Value, json};
 
 use super::{Ctx, Reply, visible, writable};
-use crate::db::{Branch, Commit, Project, Tag, sha};
+use crate::db::{Branch, Commit, Db, Project, Tag, sha};
 use crate::{App, http, lock, objects};
 
 pub fn routes() -> Router<App> {
@@ -61,6 +61,123 @@ fn resolve<'a>(p: &'a Project, git_ref: &str) -> Option<&'a Commit> {
         .find(|c| c.id == sha || (sha.len() >= 7 && c.id.starts_with(&sha)))
 }
 
+/// The commits reachable from `head`, itself included.
+pub fn ancestors(p: &Project, head: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![head.to_string()];
+    while let Some(sha) = todo.pop() {
+        if !seen.insert(sha.clone()) {
+            continue;
+        }
+        if let Some(c) = p.commits.iter().find(|c| c.id == sha) {
+            todo.extend(c.parent_ids.iter().cloned());
+        }
+    }
+    seen
+}
+
+/// With per-branch files: `files` become `branch`'s in a new commit on it
+/// (created from `start`, or the default branch, if it does not exist),
+/// and every open merge request from that branch gets a new diff version,
+/// as a push does in GitLab. Returns the commit's SHA.
+pub fn commit_files(
+    db: &mut Db,
+    p: usize,
+    branch: &str,
+    start: Option<&str>,
+    message: &str,
+    author: u64,
+    files: BTreeMap<String, String>,
+) -> String {
+    let id = db.next_id();
+    let now = db.now();
+    let user = db.user(author).cloned().expect("known user");
+    let project = &mut db.projects[p];
+    let from = start.unwrap_or(branch);
+    let parent = project
+        .branches
+        .iter()
+        .find(|b| b.name == branch)
+        .or_else(|| project.branches.iter().find(|b| b.name == from))
+        .or_else(|| {
+            project
+                .branches
+                .iter()
+                .find(|b| b.name == project.default_branch)
+        })
+        .map(|b| b.commit_sha.clone());
+    let before = project.files_at(branch).clone();
+    let before = if project.branches.iter().any(|b| b.name == branch) {
+        before
+    } else {
+        project.files_at(from).clone()
+    };
+    let commit = Commit {
+        id: sha(id),
+        title: message.lines().next().unwrap_or_default().to_string(),
+        message: message.to_string(),
+        author_name: user.name.clone(),
+        author_email: format!("{}@example.com", user.username),
+        date: now.replace(".000Z", ".000+00:00"),
+        parent_ids: parent.into_iter().collect(),
+        diffs: crate::sandbox::diff_files(&before, &files),
+    };
+    let new_sha = commit.id.clone();
+    project.commits.insert(0, commit);
+    match project.branches.iter_mut().find(|b| b.name == branch) {
+        Some(b) => b.commit_sha = new_sha.clone(),
+        None => project.branches.push(Branch {
+            name: branch.to_string(),
+            commit_sha: new_sha.clone(),
+            protected: false,
+            allow_force_push: false,
+        }),
+    }
+    if branch == project.default_branch {
+        project.files = files;
+    } else {
+        project.branch_files.insert(branch.to_string(), files);
+    }
+    push_versions(db, p, branch, &new_sha, &now);
+    new_sha
+}
+
+/// A new diff version for each open merge request from `branch`.
+fn push_versions(db: &mut Db, p: usize, branch: &str, head: &str, now: &str) {
+    let open: Vec<usize> = db.projects[p]
+        .merge_requests
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.state == "opened" && m.source_branch == branch)
+        .map(|(i, _)| i)
+        .collect();
+    for m in open {
+        let id = db.next_id();
+        let project = &mut db.projects[p];
+        let target = project.merge_requests[m].target_branch.clone();
+        let base = project
+            .branches
+            .iter()
+            .find(|b| b.name == target)
+            .map(|b| b.commit_sha.clone())
+            .unwrap_or_default();
+        let diffs = crate::sandbox::diff_files(project.files_at(&target), project.files_at(branch));
+        let mr = &mut project.merge_requests[m];
+        mr.commit_shas.insert(0, head.to_string());
+        mr.sha = head.to_string();
+        mr.updated_at = now.to_string();
+        mr.versions.push(crate::db::MrVersion {
+            id,
+            head_commit_sha: head.to_string(),
+            base_commit_sha: base.clone(),
+            start_commit_sha: base,
+            created_at: now.to_string(),
+            commit_shas: mr.commit_shas.clone(),
+            diffs,
+        });
+    }
+}
+
 fn not_found(what: &str) -> axum::response::Response {
     http::not_found(what)
 }
@@ -108,6 +225,10 @@ async fn create_branch(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx
     let target = resolve(project, &git_ref)
         .ok_or_else(|| http::message(400, "Invalid reference name: ".to_string().as_str()))?;
     let commit_sha = target.id.clone();
+    if db.per_branch_files {
+        let files = db.projects[p].files_at(&git_ref).clone();
+        db.projects[p].branch_files.insert(name.clone(), files);
+    }
     db.projects[p].branches.push(Branch {
         name,
         commit_sha,
@@ -141,6 +262,7 @@ async fn delete_branch(
         return Err(http::message(400, "Protected branch cant be removed"));
     }
     db.projects[p].branches.remove(i);
+    db.projects[p].branch_files.remove(&name);
     Ok(http::no_content())
 }
 
@@ -198,13 +320,31 @@ async fn create_tag(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -
 async fn commits(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
     let db = lock(&app.db);
     let p = &db.projects[visible(&db, &pid, &ctx)?];
+    let mut from = None;
     if let Some(r) = ctx.param("ref_name") {
-        resolve(p, &r).ok_or_else(|| not_found("Commit"))?;
+        from = Some(
+            resolve(p, &r)
+                .ok_or_else(|| not_found("Commit"))?
+                .id
+                .clone(),
+        );
     }
+    // Branches have their own history in the sandbox: the ref's ancestors.
+    let reachable = db.per_branch_files.then(|| {
+        let head = from.unwrap_or_else(|| {
+            p.branches
+                .iter()
+                .find(|b| b.name == p.default_branch)
+                .map(|b| b.commit_sha.clone())
+                .unwrap_or_default()
+        });
+        ancestors(p, &head)
+    });
     let path = ctx.param("path");
     let items = p
         .commits
         .iter()
+        .filter(|c| reachable.as_ref().is_none_or(|r| r.contains(&c.id)))
         .filter(|c| {
             path.as_ref()
                 .is_none_or(|f| c.diffs.iter().any(|d| &d.1 == f))
@@ -251,7 +391,10 @@ async fn file(
     let p = &db.projects[visible(&db, &pid, &ctx)?];
     let git_ref = ctx.require("ref")?;
     resolve(p, &git_ref).ok_or_else(|| not_found("Commit"))?;
-    let content = p.files.get(&path).ok_or_else(|| not_found("File"))?;
+    let content = p
+        .files_at(&git_ref)
+        .get(&path)
+        .ok_or_else(|| not_found("File"))?;
     Ok(http::ok(objects::file(p, &path, &git_ref, content)))
 }
 
@@ -263,10 +406,12 @@ async fn raw_file(
 ) -> Reply {
     let db = lock(&app.db);
     let p = &db.projects[visible(&db, &pid, &ctx)?];
-    if let Some(r) = ctx.param("ref") {
-        resolve(p, &r).ok_or_else(|| not_found("Commit"))?;
-    }
-    let content = p.files.get(&path).ok_or_else(|| not_found("File"))?;
+    let git_ref = ctx.param("ref").unwrap_or_else(|| p.default_branch.clone());
+    resolve(p, &git_ref).ok_or_else(|| not_found("Commit"))?;
+    let content = p
+        .files_at(&git_ref)
+        .get(&path)
+        .ok_or_else(|| not_found("File"))?;
     Ok(http::text(content.clone()))
 }
 
@@ -295,9 +440,14 @@ async fn write_file(app: &App, pid: &str, path: &str, ctx: &Ctx, create: bool) -
     let content = ctx
         .param("content")
         .ok_or_else(|| http::missing("content"))?;
-    let _message = ctx.require("commit_message")?;
+    let message = ctx.require("commit_message")?;
     ctx.one_of("encoding", &["text", "base64"])?;
-    let exists = db.projects[p].files.contains_key(path);
+    let from = ctx.param("start_branch").unwrap_or_else(|| branch.clone());
+    let exists = if db.per_branch_files {
+        db.projects[p].files_at(&from).contains_key(path)
+    } else {
+        db.projects[p].files.contains_key(path)
+    };
     if create && exists {
         return Err(http::message(400, "A file with this name already exists"));
     }
@@ -312,7 +462,14 @@ async fn write_file(app: &App, pid: &str, path: &str, ctx: &Ctx, create: bool) -
             "You can only create or edit files when you are on a branch",
         ));
     }
-    db.projects[p].files.insert(path.to_string(), content);
+    if db.per_branch_files {
+        let mut files = db.projects[p].files_at(&from).clone();
+        files.insert(path.to_string(), content);
+        let author = ctx.auth.expect("writable has a user").user_id;
+        commit_files(&mut db, p, &branch, Some(&from), &message, author, files);
+    } else {
+        db.projects[p].files.insert(path.to_string(), content);
+    }
     let status = if create {
         StatusCode::CREATED
     } else {
@@ -331,28 +488,37 @@ async fn delete_file(
 ) -> Reply {
     let mut db = lock(&app.db);
     let p = writable(&db, &pid, &ctx)?;
-    ctx.require("branch")?;
-    ctx.require("commit_message")?;
+    let branch = ctx.require("branch")?;
+    let message = ctx.require("commit_message")?;
+    if db.per_branch_files {
+        let mut files = db.projects[p].files_at(&branch).clone();
+        if files.remove(&path).is_none() {
+            return Err(http::message(400, "A file with this name doesn't exist"));
+        }
+        let author = ctx.auth.expect("writable has a user").user_id;
+        commit_files(&mut db, p, &branch, None, &message, author, files);
+        return Ok(http::no_content());
+    }
     if db.projects[p].files.remove(&path).is_none() {
         return Err(http::message(400, "A file with this name doesn't exist"));
     }
     Ok(http::no_content())
 }
 
-/// Tree entries (docs: repositories API); offset or keyset (`page_token`).
+/// Tree entries (docs: https://docs.gitlab.com/api/repositories/); offset or keyset (`page_token`).
 async fn tree(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
     let db = lock(&app.db);
     let p = &db.projects[visible(&db, &pid, &ctx)?];
-    if let Some(r) = ctx.param("ref") {
-        resolve(p, &r).ok_or_else(|| not_found("Tree"))?;
-    }
+    let git_ref = ctx.param("ref").unwrap_or_else(|| p.default_branch.clone());
+    resolve(p, &git_ref).ok_or_else(|| not_found("Tree"))?;
+    let files = p.files_at(&git_ref);
     let prefix = ctx
         .param("path")
         .map(|s| format!("{}/", s.trim_end_matches('/')))
         .unwrap_or_default();
     let recursive = ctx.flag("recursive").unwrap_or(false);
     let mut entries: BTreeSet<(String, &'static str)> = BTreeSet::new();
-    for file in p.files.keys() {
+    for file in files.keys() {
         let Some(rest) = file.strip_prefix(&prefix) else {
             continue;
         };
@@ -366,7 +532,7 @@ async fn tree(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Repl
         }
     }
     if recursive {
-        for file in p.files.keys().filter(|f| f.starts_with(&prefix)) {
+        for file in files.keys().filter(|f| f.starts_with(&prefix)) {
             let mut dir = file.as_str();
             while let Some((parent, _)) = dir.rsplit_once('/') {
                 if parent.len() + 1 > prefix.len() {
@@ -426,7 +592,7 @@ async fn compare(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> R
     })))
 }
 
-/// A protected branch (docs: protected branches API); Maintainers push and
+/// A protected branch (docs: https://docs.gitlab.com/api/protected_branches/); Maintainers push and
 /// merge in the seed.
 fn protected_json(b: &Branch) -> Value {
     let level = |id: u64| json!([{"id": id, "access_level": 40, "access_level_description": "Maintainers", "deploy_key_id": null, "user_id": null, "group_id": null}]);
