@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::{self, Config, ConfigError};
 use crate::gitlab::{self, AuthScheme, ClientSettings, Credentials, Retry, Target};
+use crate::http::{CallerAuth, HttpSettings};
 use crate::policy::{Access, Confirmation, Pattern, Policy};
 use crate::secret::Secret;
 
@@ -167,20 +168,15 @@ pub struct GitLabArgs {
         global = true
     )]
     pub retry_max_wait: u64,
-    /// Most GitLab requests in flight at once.
-    #[arg(
-        long,
-        env = "GITLAB_MCP_MAX_CONCURRENT",
-        default_value_t = 8,
-        global = true
-    )]
-    pub max_concurrent: usize,
+    /// Most GitLab requests in flight at once (default 8 over stdio, 64 over HTTP).
+    #[arg(long, env = "GITLAB_MCP_MAX_CONCURRENT", global = true)]
+    pub max_concurrent: Option<usize>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Serve MCP on stdin/stdout.
-    Serve,
+    /// Serve MCP on stdin/stdout, or with --http over streamable HTTP.
+    Serve(ServeArgs),
     /// Make one tool call and print the result's text.
     /// Exit status: 0 success, 1 the result is an error, 2 usage or configuration error.
     Call {
@@ -203,6 +199,119 @@ pub enum Command {
         #[arg(long)]
         markdown: bool,
     },
+}
+
+/// `serve`: stdio by default; `--http ADDR` for a shared server.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Serve MCP over streamable HTTP on this address (such as 127.0.0.1:8080) instead of stdio.
+    #[arg(long, env = "GITLAB_MCP_HTTP_ADDR", value_name = "ADDR")]
+    pub http: Option<String>,
+    /// The MCP endpoint's path.
+    #[arg(long, env = "GITLAB_MCP_HTTP_PATH", default_value = "/mcp")]
+    pub http_path: String,
+    /// The server's external base URL as clients reach it (behind a proxy), such as https://mcp.example.com.
+    #[arg(long, env = "GITLAB_MCP_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// Host names (or name:port) clients reach the server by, besides the loopback names.
+    #[arg(long, env = "GITLAB_MCP_ALLOWED_HOSTS", value_delimiter = ',')]
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins allowed besides those on an allowed host (such as https://app.example.com).
+    #[arg(long, env = "GITLAB_MCP_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
+    /// Every request must bring its own GitLab token; the server's token is never used over HTTP.
+    #[arg(long, env = "GITLAB_MCP_REQUIRE_CLIENT_TOKEN", value_parser = BoolishValueParser::new())]
+    pub require_client_token: bool,
+    /// A secret every request must send as `Authorization: Bearer` (GitLab tokens then go in Private-Token).
+    #[arg(long, env = "GITLAB_MCP_HTTP_AUTH_TOKEN", hide_env_values = true)]
+    pub http_auth_token: Option<String>,
+    /// Serve on a non-loopback address without authenticating callers (trusted networks only).
+    #[arg(long, env = "GITLAB_MCP_INSECURE_HTTP", value_parser = BoolishValueParser::new())]
+    pub insecure_http: bool,
+    /// Other GitLab instances a request may name in its X-GitLab-URL header.
+    #[arg(long, env = "GITLAB_MCP_ALLOWED_GITLAB_URLS", value_delimiter = ',')]
+    pub allowed_gitlab_urls: Vec<String>,
+    /// Largest request body, in bytes.
+    #[arg(long, env = "GITLAB_MCP_HTTP_MAX_BODY", default_value_t = 4 * 1024 * 1024)]
+    pub max_body_bytes: usize,
+    /// Most MCP requests served at once.
+    #[arg(long, env = "GITLAB_MCP_HTTP_MAX_REQUESTS", default_value_t = 256)]
+    pub max_requests: usize,
+    /// Most MCP requests served at once for one token.
+    #[arg(long, env = "GITLAB_MCP_HTTP_MAX_PER_TOKEN", default_value_t = 32)]
+    pub max_requests_per_token: usize,
+    /// Most seconds one tool call may take.
+    #[arg(long, env = "GITLAB_MCP_HTTP_CALL_TIMEOUT", default_value_t = 120)]
+    pub call_timeout: u64,
+    /// Keep legacy (pre-2026-07-28) sessions in memory, for server-sent elicitation; needs sticky sessions behind a load balancer.
+    #[arg(long, env = "GITLAB_MCP_HTTP_STATEFUL", value_parser = BoolishValueParser::new())]
+    pub stateful: bool,
+    /// Seconds the calls in flight may take to finish after SIGTERM.
+    #[arg(long, env = "GITLAB_MCP_SHUTDOWN_GRACE", default_value_t = 30)]
+    pub shutdown_grace: u64,
+}
+
+impl ServeArgs {
+    /// The HTTP settings, when `--http` was given.
+    pub fn http_settings(&self) -> Result<Option<HttpSettings>, String> {
+        let Some(addr) = &self.http else {
+            return Ok(None);
+        };
+        let addr = resolve_addr(addr)?;
+        let clean = |list: &[String]| -> Vec<String> {
+            list.iter()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        };
+        Ok(Some(HttpSettings {
+            addr,
+            path: match self.http_path.trim().trim_end_matches('/') {
+                "" => "/".to_string(),
+                path => path.to_string(),
+            },
+            public_url: self
+                .public_url
+                .as_ref()
+                .map(|u| u.trim().trim_end_matches('/').to_string())
+                .filter(|u| !u.is_empty()),
+            allowed_hosts: clean(&self.allowed_hosts),
+            allowed_origins: clean(&self.allowed_origins),
+            auth: CallerAuth {
+                require_client_token: self.require_client_token,
+                endpoint_secret: self
+                    .http_auth_token
+                    .as_ref()
+                    .map(|t| t.trim())
+                    .filter(|t| !t.is_empty())
+                    .map(Secret::new),
+            },
+            insecure: self.insecure_http,
+            allowed_gitlab_urls: clean(&self.allowed_gitlab_urls),
+            max_body_bytes: self.max_body_bytes.max(1024),
+            max_requests: self.max_requests.max(1),
+            max_requests_per_token: self.max_requests_per_token.max(1),
+            call_timeout: Duration::from_secs(self.call_timeout.max(1)),
+            stateful: self.stateful,
+            shutdown_grace: Duration::from_secs(self.shutdown_grace),
+        }))
+    }
+}
+
+/// `127.0.0.1:8080`, `[::1]:8080`, `localhost:8080` or `:8080` (all
+/// interfaces).
+fn resolve_addr(text: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    let text = text.trim();
+    let text = if text.starts_with(':') {
+        format!("0.0.0.0{text}")
+    } else {
+        text.to_string()
+    };
+    text.to_socket_addrs()
+        .ok()
+        .and_then(|mut addrs| addrs.next())
+        .ok_or_else(|| format!("--http: `{text}` is not an address such as 127.0.0.1:8080"))
 }
 
 impl GitLabArgs {
@@ -232,7 +341,7 @@ impl GitLabArgs {
                     max_wait: Duration::from_secs(self.retry_max_wait),
                     ..Retry::default()
                 },
-                max_concurrent: self.max_concurrent.max(1),
+                max_concurrent: self.max_concurrent.unwrap_or(8).max(1),
             },
             render: crate::render::Options {
                 max_bytes: self.max_response_bytes.max(1024),

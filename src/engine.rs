@@ -14,6 +14,7 @@ use crate::config::Config;
 use crate::dispatch::{self, DecodeError, ValidatedCall, help};
 use crate::gitlab::{Client, Target};
 use crate::handlers::{self, Gitlab};
+use crate::metrics::{self, CallOutcome};
 use crate::policy::{Policy, quick_actions};
 use crate::render::{self, Output};
 
@@ -65,6 +66,16 @@ impl Engine {
         self.tools
     }
 
+    /// Whether the server's GitLab answers: its HTTP status, or why not.
+    pub async fn probe(&self) -> Result<u16, String> {
+        self.client.probe(&self.target).await.map_err(|e| match e {
+            crate::gitlab::GitLabError::Network { kind, host } => {
+                format!("{host} unreachable ({kind:?})")
+            }
+            other => other.to_string(),
+        })
+    }
+
     /// Where calls go when the caller brings no target of its own.
     pub fn default_target(&self) -> &Target {
         &self.target
@@ -85,13 +96,26 @@ impl Engine {
             Ok(call) => call,
             Err(error) => {
                 tracing::debug!(tool = tool.name, "invalid call");
-                return Ok(Outcome::Done(Output::error(self.explain(tool, error))));
+                let (text, outcome) = self.explain(tool, error);
+                metrics::global().call(tool.name, "-", outcome);
+                return Ok(Outcome::Done(Output::error(text)));
             }
         };
+        let record = |outcome| metrics::global().call(tool.name, call.action.name, outcome);
         if let Some(held) = self.hold(&call, confirmed) {
+            record(match held {
+                Outcome::NeedsConfirmation { .. } => CallOutcome::Confirmation,
+                Outcome::Done(_) => CallOutcome::Refused,
+            });
             return Ok(held);
         }
-        Ok(Outcome::Done(self.carry_out(&call, target).await))
+        let output = self.carry_out(&call, target).await;
+        record(if output.is_error {
+            CallOutcome::Error
+        } else {
+            CallOutcome::Ok
+        });
+        Ok(Outcome::Done(output))
     }
 
     fn find_tool(&self, name: &str) -> Result<&'static ToolSpec, UnknownTool> {
@@ -134,18 +158,19 @@ impl Engine {
 
     /// A decoding error, unless the action exists but the policy removed
     /// it: then the refusal says so, rather than "unknown action".
-    fn explain(&self, tool: &ToolSpec, error: DecodeError) -> String {
+    fn explain(&self, tool: &ToolSpec, error: DecodeError) -> (String, CallOutcome) {
         if let DecodeError::UnknownAction { given, .. } = &error
             && let Some(full) = catalog::tool(tool.name)
             && let Some(action) = full.action(given)
             && let Some(refusal) = self.policy.refusal(full, action)
         {
-            return format!(
+            let text = format!(
                 "{} {given}: refused, {refusal}. Nothing was sent to GitLab.",
                 tool.name
             );
+            return (text, CallOutcome::Refused);
         }
-        error.to_string()
+        (error.to_string(), CallOutcome::Invalid)
     }
 
     /// Text GitLab would run as quick actions needs the operator's or the

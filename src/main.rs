@@ -10,8 +10,8 @@ use serde_json::Value;
 use gitlab_mcp::catalog;
 use gitlab_mcp::cli::{Cli, Command};
 use gitlab_mcp::engine::{Engine, Outcome};
-use gitlab_mcp::mcp;
 use gitlab_mcp::render::Output;
+use gitlab_mcp::{http, mcp};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -60,12 +60,30 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Serve => {
-            let engine = engine(&cli)?;
-            runtime()?
-                .block_on(async { mcp::serve_stdio(engine).await.map_err(|e| e.to_string()) })?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Serve(ref serve) => match serve.http_settings()? {
+            None => {
+                let engine = engine(&cli)?;
+                runtime()?.block_on(async {
+                    mcp::serve_stdio(engine).await.map_err(|e| e.to_string())
+                })?;
+                Ok(ExitCode::SUCCESS)
+            }
+            Some(settings) => {
+                settings.check().map_err(|e| e.to_string())?;
+                let mut config = cli.gitlab.config().map_err(|e| e.to_string())?;
+                // A shared server sends many users' requests at once.
+                if cli.gitlab.max_concurrent.is_none() {
+                    config.client.max_concurrent = HTTP_MAX_CONCURRENT;
+                }
+                let engine = Arc::new(Engine::new(&config));
+                tokio::runtime::Builder::new_multi_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| format!("cannot start the async runtime: {e}"))?
+                    .block_on(http::serve(engine, settings))?;
+                Ok(ExitCode::SUCCESS)
+            }
+        },
         Command::Call { ref tool, ref json } => {
             let arguments =
                 match serde_json::from_str::<Value>(json) {
@@ -95,6 +113,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
     }
 }
+
+/// GitLab requests in flight at once over HTTP, unless set.
+const HTTP_MAX_CONCURRENT: usize = 64;
 
 fn engine(cli: &Cli) -> Result<Arc<Engine>, String> {
     let config = cli.gitlab.config().map_err(|e| e.to_string())?;

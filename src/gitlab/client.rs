@@ -17,6 +17,7 @@ use super::request::{Body, HttpRequest};
 use super::response::{Pagination, Response};
 use super::target::{AuthScheme, Target};
 use crate::catalog::Method;
+use crate::metrics;
 
 /// What the client needs to know, and nothing else.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -127,7 +128,10 @@ impl Client {
                     .acquire()
                     .await
                     .expect("the semaphore is never closed");
-                self.send_once(target, request).await
+                let started = std::time::Instant::now();
+                let result = self.send_once(target, request).await;
+                metrics::global().gitlab_request(started.elapsed());
+                result
             };
             let error = match result {
                 Ok(response) => return Ok(response),
@@ -143,8 +147,26 @@ impl Client {
                 _ => return Err(Failed { error, attempts }),
             };
             tracing::info!(attempt = attempts, delay_ms = delay.as_millis() as u64, %error, "retrying GitLab request");
+            metrics::global().retry();
             tokio::time::sleep(delay).await;
             waited += delay;
+        }
+    }
+
+    /// Whether GitLab answers at all: the status of `GET /version` (a 401
+    /// is an answer too), or the failure that kept it from answering.
+    pub async fn probe(&self, target: &Target) -> Result<u16, GitLabError> {
+        let request = HttpRequest {
+            method: Method::Get,
+            path: "/version".into(),
+            query: String::new(),
+            body: None,
+            idempotent: true,
+        };
+        match self.send_once(target, &request).await {
+            Ok(response) => Ok(response.status),
+            Err(GitLabError::Status(status)) => Ok(status.status),
+            Err(error) => Err(error),
         }
     }
 

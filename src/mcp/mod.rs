@@ -1,5 +1,6 @@
 //! MCP glue: the only module that knows rmcp.
 
+pub mod http;
 mod server;
 pub mod tools;
 

@@ -35,6 +35,20 @@ const CONFIRM_KEY: &str = "confirm";
 pub struct GitLabServer {
     engine: Arc<Engine>,
     tools: Arc<Vec<Tool>>,
+    targets: Targets,
+    /// The most a tool call may take; past it the call is dropped (its
+    /// GitLab request aborted) and the model told so.
+    call_timeout: Option<std::time::Duration>,
+}
+
+/// Where the target (GitLab and credentials) of a call comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Targets {
+    /// The server's own: stdio, one user per process.
+    Server,
+    /// The HTTP request's, resolved by the HTTP layer and carried in the
+    /// request's extensions; a request without one is refused.
+    PerRequest,
 }
 
 /// How a destructive call can be confirmed on this session.
@@ -50,12 +64,42 @@ enum Asking {
 impl GitLabServer {
     pub fn new(engine: Arc<Engine>) -> Self {
         let tools = Arc::new(super::tools::tool_list(engine.tools()));
-        GitLabServer { engine, tools }
+        GitLabServer {
+            engine,
+            tools,
+            targets: Targets::Server,
+            call_timeout: None,
+        }
     }
 
-    /// Where this call goes, and as whom.
-    fn target(&self, _context: &RequestContext<RoleServer>) -> Target {
-        self.engine.default_target().clone()
+    /// A server whose calls go where each HTTP request says.
+    pub fn per_request(
+        engine: Arc<Engine>,
+        tools: Arc<Vec<Tool>>,
+        call_timeout: Option<std::time::Duration>,
+    ) -> Self {
+        GitLabServer {
+            engine,
+            tools,
+            targets: Targets::PerRequest,
+            call_timeout,
+        }
+    }
+
+    /// Where this call goes, and as whom. Over HTTP, only the request's own
+    /// target: never the server's by default.
+    fn target(&self, context: &RequestContext<RoleServer>) -> Result<Target, ErrorData> {
+        match self.targets {
+            Targets::Server => Ok(self.engine.default_target().clone()),
+            Targets::PerRequest => context
+                .extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<Target>())
+                .cloned()
+                .ok_or_else(|| {
+                    ErrorData::internal_error("no credentials were resolved for this request", None)
+                }),
+        }
     }
 
     /// One engine call, aborted when the client cancels the request: a
@@ -68,14 +112,31 @@ impl GitLabServer {
         confirmed: bool,
         context: &RequestContext<RoleServer>,
     ) -> Result<Outcome, ErrorData> {
-        let target = self.target(context);
+        let target = self.target(context)?;
+        let call = self
+            .engine
+            .call(&target, &request.name, arguments, confirmed);
+        let timeout = async {
+            match self.call_timeout {
+                Some(limit) => tokio::time::sleep(limit).await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
-            outcome = self.engine.call(&target, &request.name, arguments, confirmed) => {
+            outcome = call => {
                 outcome.map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))
             }
             () = context.ct.cancelled() => {
                 tracing::info!(tool = %request.name, "call cancelled by the client");
                 Err(ErrorData::internal_error("request cancelled", None))
+            }
+            () = timeout => {
+                let limit = self.call_timeout.unwrap_or_default().as_secs();
+                tracing::info!(tool = %request.name, limit, "call timed out");
+                Ok(Outcome::Done(Output::error(format!(
+                    "{}: stopped after {limit} s, this server's limit for one call (GITLAB_MCP_HTTP_CALL_TIMEOUT); whatever GitLab did before then may have happened. Ask for less (a page, a line range).",
+                    request.name
+                ))))
             }
         }
     }

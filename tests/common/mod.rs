@@ -3,6 +3,8 @@
 //! to it over stdio in either lifecycle.
 #![allow(dead_code)]
 
+pub mod http;
+
 use std::process::Stdio;
 
 use fake_gitlab::{FakeGitLab, RecordedRequest};

@@ -1,0 +1,296 @@
+//! `serve --http`: one server for a whole team over MCP's streamable HTTP.
+//!
+//! Every request to the MCP endpoint passes, in order: the Host/Origin
+//! guard (`guard.rs`), the body bound, the caller's credentials
+//! (`credentials.rs`: its own GitLab token, the endpoint secret, or a
+//! refusal with a pointer to the protected-resource metadata), and the
+//! concurrency bounds (`limits.rs`). Only then does rmcp see it, with the
+//! request's `Target` in its extensions. Nothing is kept between requests,
+//! so any number of instances can serve behind a plain load balancer.
+
+mod credentials;
+mod guard;
+mod limits;
+mod ops;
+pub mod settings;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use tokio_util::sync::CancellationToken;
+
+use crate::engine::Engine;
+use crate::mcp;
+use crate::metrics;
+use credentials::{Refusal, Resolver};
+use limits::{Full, Limits};
+pub use settings::{CallerAuth, HttpSettings, SettingsError};
+
+/// What every handler shares.
+pub struct AppState {
+    engine: Arc<Engine>,
+    resolver: Resolver,
+    limits: Arc<Limits>,
+    path: String,
+    public_url: Option<String>,
+    max_body_bytes: usize,
+}
+
+impl AppState {
+    /// The server's external base URL: the configured one, else the
+    /// request's (already allowed) Host.
+    fn public_base(&self, headers: &HeaderMap) -> String {
+        if let Some(url) = &self.public_url {
+            return url.clone();
+        }
+        let host = headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("localhost");
+        format!("http://{host}")
+    }
+
+    /// Who issues the tokens this server accepts: GitLab itself (its
+    /// OAuth tokens and personal access tokens are sent on as they came).
+    fn authorization_server(&self, _base: &str) -> String {
+        self.engine
+            .default_target()
+            .api_root
+            .trim_end_matches("/api/v4")
+            .to_string()
+    }
+
+    fn metadata_url(&self, headers: &HeaderMap) -> String {
+        format!(
+            "{}/.well-known/oauth-protected-resource{}",
+            self.public_base(headers),
+            self.path
+        )
+    }
+}
+
+/// A refusal as an HTTP answer: a JSON body in OAuth's error shape, counted
+/// by reason.
+pub(crate) fn refuse(
+    status: StatusCode,
+    code: &str,
+    description: &str,
+    reason: &'static str,
+) -> Response {
+    metrics::global().refusal(reason);
+    (
+        status,
+        axum::Json(serde_json::json!({"error": code, "error_description": description})),
+    )
+        .into_response()
+}
+
+/// The whole application: operator endpoints, metadata, the guarded MCP
+/// endpoint.
+pub fn app(engine: Arc<Engine>, settings: &HttpSettings, shutdown: CancellationToken) -> Router {
+    let state = Arc::new(AppState {
+        engine: engine.clone(),
+        resolver: Resolver::new(
+            engine.default_target().clone(),
+            &settings.allowed_gitlab_urls,
+            settings.auth.clone(),
+        ),
+        limits: Limits::new(settings.max_requests, settings.max_requests_per_token),
+        path: settings.path.clone(),
+        public_url: settings
+            .public_url
+            .as_ref()
+            .map(|u| u.trim_end_matches('/').to_string()),
+        max_body_bytes: settings.max_body_bytes,
+    });
+    let guard = Arc::new(guard::Guard::new(
+        settings.host_entries(),
+        settings.allowed_origins.clone(),
+    ));
+    let endpoint = mcp::http::router(
+        engine,
+        &settings.path,
+        mcp::http::EndpointOptions {
+            // The guard above is the one Host and Origin check.
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            max_body_bytes: settings.max_body_bytes,
+            stateful: settings.stateful,
+            call_timeout: Some(settings.call_timeout),
+            shutdown,
+        },
+    )
+    .layer(middleware::from_fn_with_state(state.clone(), admit));
+    let guarded = Router::new()
+        .route(
+            "/.well-known/oauth-protected-resource",
+            get(ops::resource_metadata),
+        )
+        .route(
+            &format!("/.well-known/oauth-protected-resource{}", settings.path),
+            get(ops::resource_metadata),
+        )
+        .with_state(state.clone())
+        .merge(endpoint)
+        .layer(middleware::from_fn_with_state(guard, guard::middleware));
+    Router::new()
+        .route("/healthz", get(ops::healthz))
+        .route("/readyz", get(ops::readyz))
+        .route("/metrics", get(ops::metrics))
+        .with_state(state)
+        .merge(guarded)
+        .layer(middleware::from_fn(access_log))
+}
+
+/// Credentials, body bound and concurrency, for the MCP endpoint.
+async fn admit(State(state): State<Arc<AppState>>, mut request: Request, next: Next) -> Response {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > state.max_body_bytes) {
+        return refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            &format!(
+                "the request body is over {} bytes, this server's limit",
+                state.max_body_bytes
+            ),
+            "body_too_large",
+        );
+    }
+    let resolved = match state.resolver.resolve(request.headers()) {
+        Ok(resolved) => resolved,
+        Err(Refusal::Unauthenticated(why)) => {
+            let mut response = refuse(
+                StatusCode::UNAUTHORIZED,
+                "unauthorized",
+                why,
+                "unauthenticated",
+            );
+            let challenge = format!(
+                "Bearer resource_metadata=\"{}\"",
+                state.metadata_url(request.headers())
+            );
+            if let Ok(value) = HeaderValue::from_str(&challenge) {
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, value);
+            }
+            return response;
+        }
+        Err(Refusal::GitLabUrl(url)) => {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                &format!("`{url}` is not a GitLab this server may reach; nothing was sent"),
+                "gitlab_url",
+            );
+        }
+    };
+    let _permit = match state.limits.admit(resolved.credential_key) {
+        Ok(permit) => permit,
+        Err(full) => {
+            let (status, what, reason) = match full {
+                Full::Server => (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "this server is serving as many requests as it may",
+                    "server_busy",
+                ),
+                Full::Credential => (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "this token has as many requests in flight as it may",
+                    "token_busy",
+                ),
+            };
+            let mut response = refuse(
+                status,
+                "too_many_requests",
+                &format!("{what}; retry shortly"),
+                reason,
+            );
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            return response;
+        }
+    };
+    request.extensions_mut().insert(resolved.target);
+    next.run(request).await
+}
+
+/// One line per request on stderr: method, path, status, time. No header,
+/// no query, no body.
+async fn access_log(request: Request, next: Next) -> Response {
+    let _in_flight = metrics::global().in_flight();
+    let method = request.method().clone();
+    let path = request.uri().path().to_string();
+    let started = Instant::now();
+    let response = next.run(request).await;
+    tracing::info!(
+        target: "gitlab_mcp::access",
+        %method,
+        path,
+        status = response.status().as_u16(),
+        ms = started.elapsed().as_millis() as u64,
+        "http"
+    );
+    response
+}
+
+/// Bind, serve until SIGTERM or Ctrl-C, then stop accepting and give the
+/// calls in flight `shutdown_grace` to finish.
+pub async fn serve(engine: Arc<Engine>, settings: HttpSettings) -> Result<(), String> {
+    settings.check().map_err(|e| e.to_string())?;
+    let listener = tokio::net::TcpListener::bind(settings.addr)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", settings.addr))?;
+    let local: SocketAddr = listener.local_addr().map_err(|e| e.to_string())?;
+    let shutdown = CancellationToken::new();
+    let app = app(engine, &settings, shutdown.clone());
+    // The address is the one line a supervisor (or a test) waits for.
+    tracing::warn!(addr = %local, path = %settings.path, stateful = settings.stateful, "serving MCP over HTTP");
+    let stop = CancellationToken::new();
+    let server = axum::serve(listener, app).with_graceful_shutdown({
+        let stop = stop.clone();
+        async move {
+            wait_for_signal().await;
+            stop.cancel();
+        }
+    });
+    let grace = settings.shutdown_grace;
+    tokio::select! {
+        result = server => result.map_err(|e| e.to_string())?,
+        () = async { stop.cancelled().await; tokio::time::sleep(grace).await } => {
+            tracing::warn!(grace_secs = grace.as_secs(), "calls still running after the grace period; stopping them");
+        }
+    }
+    shutdown.cancel();
+    tracing::warn!("stopped");
+    Ok(())
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("install the SIGTERM handler");
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    tracing::warn!("shutting down: no new requests; finishing the calls in flight");
+}

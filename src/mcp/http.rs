@@ -1,0 +1,65 @@
+//! The MCP endpoint over streamable HTTP: rmcp's tower service, mounted in
+//! an axum router. Stateless by default (no session store, so any instance
+//! serves any request); a stateful mode keeps legacy sessions in memory.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+
+use super::server::GitLabServer;
+use crate::engine::Engine;
+
+/// How the endpoint behaves; the HTTP layer checks Host, Origin and
+/// credentials before a request gets here, and these are the same rules
+/// again inside rmcp.
+#[derive(Debug, Clone)]
+pub struct EndpointOptions {
+    /// `Host` values (`name` or `name:port`) the endpoint answers.
+    pub allowed_hosts: Vec<String>,
+    /// `Origin` values a browser request may carry; empty: any.
+    pub allowed_origins: Vec<String>,
+    pub max_body_bytes: usize,
+    /// Keep legacy sessions (needed for server-sent elicitation to legacy
+    /// clients); a 2026-07-28 request is stateless either way.
+    pub stateful: bool,
+    pub call_timeout: Option<Duration>,
+    /// Cancelled when the server stops for good.
+    pub shutdown: CancellationToken,
+}
+
+/// A router serving MCP at `path`. Every request must carry a `Target` in
+/// its extensions (the HTTP layer resolves it from the request's headers).
+pub fn router(engine: Arc<Engine>, path: &str, options: EndpointOptions) -> axum::Router {
+    let tools = Arc::new(super::tools::tool_list(engine.tools()));
+    let call_timeout = options.call_timeout;
+    let factory = move || {
+        Ok(GitLabServer::per_request(
+            engine.clone(),
+            tools.clone(),
+            call_timeout,
+        ))
+    };
+    let mut config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(options.allowed_hosts.clone())
+        .with_max_request_body_bytes(options.max_body_bytes)
+        .with_legacy_session_mode(options.stateful)
+        // A plain JSON answer when the call sends nothing before its result.
+        .with_json_response(!options.stateful)
+        .with_cancellation_token(options.shutdown.clone());
+    if !options.allowed_origins.is_empty() {
+        config = config.with_allowed_origins(options.allowed_origins.clone());
+    }
+    if options.stateful {
+        let service =
+            StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
+        axum::Router::new().route_service(path, service)
+    } else {
+        let service =
+            StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
+        axum::Router::new().route_service(path, service)
+    }
+}
