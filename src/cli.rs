@@ -1,16 +1,18 @@
 //! The command line: flags and environment variables into one `Config`, and
 //! the subcommands.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::builder::BoolishValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::{self, Config, ConfigError};
-use crate::gitlab::{self, AuthScheme, ClientSettings, Credentials, Retry, Target};
+use crate::gitlab::{self, AuthScheme, ClientSettings, Credentials, Retry, Target, TlsSettings};
 use crate::http::{CallerAuth, HttpSettings};
 use crate::policy::{Access, Confirmation, Pattern, Policy};
 use crate::secret::Secret;
+use crate::signin::{FetchPolicy, Sealer, SigninError, SigninSettings};
 
 /// `--auth`: how the token is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -87,6 +89,12 @@ pub struct GitLabArgs {
         global = true
     )]
     pub auth: AuthArg,
+    /// A PEM file of certificates to trust besides the system's (a company CA, a self-signed GitLab).
+    #[arg(long, env = "GITLAB_CA_CERT", value_name = "PEM", global = true)]
+    pub ca_cert: Option<std::path::PathBuf>,
+    /// Accept any TLS certificate from GitLab (dangerous; warned about at every start).
+    #[arg(long, env = "GITLAB_MCP_TLS_INSECURE", value_parser = BoolishValueParser::new(), global = true)]
+    pub tls_insecure: bool,
     /// Seconds allowed to open a connection to GitLab.
     #[arg(
         long,
@@ -176,7 +184,7 @@ pub struct GitLabArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve MCP on stdin/stdout, or with --http over streamable HTTP.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Make one tool call and print the result's text.
     /// Exit status: 0 success, 1 the result is an error, 2 usage or configuration error.
     Call {
@@ -249,11 +257,31 @@ pub struct ServeArgs {
     /// Seconds the calls in flight may take to finish after SIGTERM.
     #[arg(long, env = "GITLAB_MCP_SHUTDOWN_GRACE", default_value_t = 30)]
     pub shutdown_grace: u64,
+
+    /// Sign in with GitLab: the client id of the OAuth application you registered on GitLab (turns sign-in on).
+    #[arg(long, env = "GITLAB_OAUTH_CLIENT_ID")]
+    pub oauth_client_id: Option<String>,
+    /// The secret of that GitLab application.
+    #[arg(long, env = "GITLAB_OAUTH_CLIENT_SECRET", hide_env_values = true)]
+    pub oauth_client_secret: Option<String>,
+    /// GitLab scopes sign-in asks for (space- or comma-separated): api, or read_api for reads only.
+    #[arg(long, env = "GITLAB_OAUTH_SCOPES", default_value = "api")]
+    pub oauth_scopes: String,
+    /// Secret(s) sealing what sign-in issues, each at least 32 bytes (`openssl rand -hex 32`); comma-separated to rotate, the first seals.
+    #[arg(long, env = "GITLAB_MCP_TOKEN_KEY", hide_env_values = true)]
+    pub token_key: Option<String>,
+    /// Let sign-in fetch client metadata documents from private addresses (your own network).
+    #[arg(long, env = "GITLAB_MCP_OAUTH_ALLOW_PRIVATE_CLIENTS", value_parser = BoolishValueParser::new())]
+    pub oauth_allow_private_clients: bool,
 }
 
 impl ServeArgs {
-    /// The HTTP settings, when `--http` was given.
-    pub fn http_settings(&self) -> Result<Option<HttpSettings>, String> {
+    /// The HTTP settings, when `--http` was given. `extra_ca_pem` is the CA
+    /// bundle also trusted for client metadata documents.
+    pub fn http_settings(
+        &self,
+        extra_ca_pem: Option<Arc<Vec<u8>>>,
+    ) -> Result<Option<HttpSettings>, String> {
         let Some(addr) = &self.http else {
             return Ok(None);
         };
@@ -294,6 +322,55 @@ impl ServeArgs {
             call_timeout: Duration::from_secs(self.call_timeout.max(1)),
             stateful: self.stateful,
             shutdown_grace: Duration::from_secs(self.shutdown_grace),
+            signin: self.signin_settings(extra_ca_pem)?,
+        }))
+    }
+
+    /// Sign-in's settings, when a client id is set.
+    fn signin_settings(
+        &self,
+        extra_ca_pem: Option<Arc<Vec<u8>>>,
+    ) -> Result<Option<SigninSettings>, String> {
+        let Some(client_id) = self
+            .oauth_client_id
+            .as_ref()
+            .map(|c| c.trim().to_string())
+            .filter(|c| !c.is_empty())
+        else {
+            return Ok(None);
+        };
+        let secret = self
+            .oauth_client_secret
+            .as_ref()
+            .filter(|s| !s.trim().is_empty())
+            .ok_or_else(|| SigninError::NoSecret.to_string())?;
+        let keys = self
+            .token_key
+            .as_ref()
+            .filter(|k| !k.trim().is_empty())
+            .ok_or_else(|| SigninError::NoKey.to_string())?;
+        // The keys are checked now, so a short one stops the start.
+        Sealer::new(keys).map_err(|e| e.to_string())?;
+        let public_url = self
+            .public_url
+            .as_ref()
+            .map(|u| u.trim().trim_end_matches('/').to_string())
+            .ok_or_else(|| SigninError::NoPublicUrl.to_string())?;
+        Ok(Some(SigninSettings {
+            client_id,
+            client_secret: Secret::new(secret.trim()),
+            public_url,
+            scopes: self
+                .oauth_scopes
+                .split([',', ' '])
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join(" "),
+            token_keys: Secret::new(keys.trim()),
+            fetch: FetchPolicy {
+                allow_private: self.oauth_allow_private_clients,
+                extra_ca_pem: extra_ca_pem.map(|pem| pem.as_ref().clone()),
+            },
         }))
     }
 }
@@ -342,6 +419,15 @@ impl GitLabArgs {
                     ..Retry::default()
                 },
                 max_concurrent: self.max_concurrent.unwrap_or(8).max(1),
+                tls: TlsSettings {
+                    extra_ca_pem: match &self.ca_cert {
+                        Some(path) => Some(Arc::new(std::fs::read(path).map_err(|e| {
+                            ConfigError::CaCert(path.display().to_string(), e.to_string())
+                        })?)),
+                        None => None,
+                    },
+                    skip_verify: self.tls_insecure,
+                },
             },
             render: crate::render::Options {
                 max_bytes: self.max_response_bytes.max(1024),

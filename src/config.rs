@@ -22,6 +22,8 @@ pub enum ConfigError {
     Url(#[from] UrlError),
     #[error("the token contains characters that cannot be sent in an HTTP header")]
     TokenCharacters,
+    #[error("GITLAB_CA_CERT: cannot read `{0}`: {1}")]
+    CaCert(String, String),
 }
 
 /// A token must be sendable as an HTTP header value: visible ASCII.

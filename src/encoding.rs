@@ -64,6 +64,31 @@ pub fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// `https://mcp.example.com:8443/base` → `mcp.example.com:8443`, lowercase.
+pub fn host_of_url(url: &str) -> Option<String> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))?;
+    let host = rest.split(['/', '?', '#']).next()?;
+    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+}
+
+/// URL-safe base64 without padding (RFC 4648 §5), as tokens and PKCE use it.
+pub fn encode_base64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = (u32::from(chunk[0]) << 16)
+            | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*chunk.get(2).unwrap_or(&0));
+        let sextets = chunk.len() + 1;
+        for i in 0..sextets {
+            out.push(ALPHABET[((n >> (18 - 6 * i)) & 0x3f) as usize] as char);
+        }
+    }
+    out
+}
+
 /// Standard or URL-safe base64, padding optional, whitespace ignored.
 pub fn decode_base64(text: &str) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(text.len() * 3 / 4);
@@ -113,6 +138,17 @@ mod tests {
         assert_eq!(encode("src/a b.md"), "src%2Fa%20b.md");
         assert_eq!(encode("../x?y#z%"), "..%2Fx%3Fy%23z%25");
         assert_eq!(encode("fé"), "f%C3%A9");
+    }
+
+    #[test]
+    fn base64url_round_trips() {
+        for bytes in [&b""[..], b"a", b"ab", b"abc", b"\xff\xfe\x00\x01binary"] {
+            let text = encode_base64url(bytes);
+            assert!(!text.contains(['+', '/', '=']));
+            assert_eq!(decode_base64(&text).unwrap(), bytes);
+        }
+        // RFC 7636 appendix B's verifier and challenge.
+        assert_eq!(encode_base64url(b"hello"), "aGVsbG8");
     }
 
     #[test]

@@ -51,14 +51,19 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(config: &Config) -> Self {
-        Engine {
-            client: Client::new(config.client),
+    pub fn new(config: &Config) -> Result<Self, String> {
+        Ok(Engine {
+            client: Client::new(config.client.clone())?,
             target: config.target.clone(),
             tools: config.policy.prune(catalog::tools()),
             policy: config.policy.clone(),
             render: config.render,
-        }
+        })
+    }
+
+    /// The GitLab client's settings, for other clients of the same GitLab.
+    pub fn client_settings(&self) -> &crate::gitlab::ClientSettings {
+        self.client.settings()
     }
 
     /// The tools this server offers.

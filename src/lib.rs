@@ -28,4 +28,5 @@ pub mod metrics;
 pub mod policy;
 pub mod render;
 pub mod secret;
+pub mod signin;
 pub mod tokens;

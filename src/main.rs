@@ -60,7 +60,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Serve(ref serve) => match serve.http_settings()? {
+        Command::Serve(ref serve) => match serve.http_settings(
+            cli.gitlab
+                .config()
+                .map_err(|e| e.to_string())?
+                .client
+                .tls
+                .extra_ca_pem,
+        )? {
             None => {
                 let engine = engine(&cli)?;
                 runtime()?.block_on(async {
@@ -71,11 +78,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Some(settings) => {
                 settings.check().map_err(|e| e.to_string())?;
                 let mut config = cli.gitlab.config().map_err(|e| e.to_string())?;
+                warn_if_insecure(&config);
                 // A shared server sends many users' requests at once.
                 if cli.gitlab.max_concurrent.is_none() {
                     config.client.max_concurrent = HTTP_MAX_CONCURRENT;
                 }
-                let engine = Arc::new(Engine::new(&config));
+                let engine = Arc::new(Engine::new(&config)?);
                 tokio::runtime::Builder::new_multi_thread()
                     .enable_all()
                     .build()
@@ -114,12 +122,22 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     }
 }
 
+/// Skipping TLS verification is said at every start, on stderr.
+fn warn_if_insecure(config: &gitlab_mcp::config::Config) {
+    if config.client.tls.skip_verify {
+        tracing::warn!(
+            "TLS verification of GitLab is OFF (GITLAB_MCP_TLS_INSECURE): anyone between this server and GitLab can read and change its traffic, tokens included. Prefer GITLAB_CA_CERT with your CA."
+        );
+    }
+}
+
 /// GitLab requests in flight at once over HTTP, unless set.
 const HTTP_MAX_CONCURRENT: usize = 64;
 
 fn engine(cli: &Cli) -> Result<Arc<Engine>, String> {
     let config = cli.gitlab.config().map_err(|e| e.to_string())?;
-    Ok(Arc::new(Engine::new(&config)))
+    warn_if_insecure(&config);
+    Ok(Arc::new(Engine::new(&config)?))
 }
 
 /// One thread: a call hops between the stdin reader, the handler, the

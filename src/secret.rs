@@ -23,9 +23,28 @@ impl fmt::Debug for Secret {
     }
 }
 
+/// Equal without an early exit: the time taken does not tell how much of
+/// a guess matched.
+pub fn constant_time_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut diff = u8::from(a.len() != b.len());
+    for i in 0..a.len().max(b.len()) {
+        diff |= a.get(i).copied().unwrap_or(0) ^ b.get(i).copied().unwrap_or(0);
+    }
+    diff == 0
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Secret;
+    use super::{Secret, constant_time_eq};
+
+    #[test]
+    fn constant_time_comparison_is_equality() {
+        assert!(constant_time_eq("abc", "abc"));
+        assert!(!constant_time_eq("abc", "abd"));
+        assert!(!constant_time_eq("ab", "abc"));
+        assert!(!constant_time_eq("", "a"));
+    }
 
     #[test]
     fn secret_is_never_printed() {

@@ -64,6 +64,9 @@ pub struct Shared {
     pub(crate) sandbox_user: Option<u64>,
     /// The OAuth provider's applications, codes and tokens.
     pub(crate) oauth: Mutex<oauth::OAuth>,
+    /// Documents served as they are under `/documents/`: a stand-in for any
+    /// web host (an MCP client's metadata document, say).
+    pub(crate) documents: Mutex<std::collections::HashMap<String, String>>,
 }
 
 /// Counts a request in flight for as long as it lives, cancelled or not.
@@ -169,6 +172,7 @@ impl FakeGitLab {
             completed: Mutex::new(Vec::new()),
             sandbox_user,
             oauth: Mutex::new(oauth::OAuth::default()),
+            documents: Mutex::new(Default::default()),
         });
         let app = router(shared.clone());
         tokio::spawn(server::serve(listener, app, tls));
@@ -219,6 +223,13 @@ impl FakeGitLab {
     /// Register an OAuth application (docs: https://docs.gitlab.com/api/oauth2/:
     /// applications are registered before the flow starts). Its `scopes`
     /// are those it may request.
+    /// Serve `json` at `/documents/<name>`, as a web host would; returns
+    /// its URL.
+    pub fn serve_document(&self, name: &str, json: &str) -> String {
+        lock(&self.shared.documents).insert(name.to_string(), json.to_string());
+        format!("{}/documents/{name}", self.url())
+    }
+
     pub fn register_oauth_app(&self, app: oauth::OAuthApp) {
         lock(&self.shared.oauth).apps.push(app);
     }

@@ -20,13 +20,25 @@ use crate::catalog::Method;
 use crate::metrics;
 
 /// What the client needs to know, and nothing else.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ClientSettings {
     pub connect_timeout: Duration,
     pub request_timeout: Duration,
     pub retry: Retry,
     /// At most this many GitLab requests at once.
     pub max_concurrent: usize,
+    pub tls: TlsSettings,
+}
+
+/// How GitLab's certificate is checked.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TlsSettings {
+    /// Certificates (a PEM bundle) trusted besides the system's roots: a
+    /// company CA, a self-signed GitLab.
+    pub extra_ca_pem: Option<Arc<Vec<u8>>>,
+    /// Accept any certificate. Off unless the operator says so, and said
+    /// loudly at every start.
+    pub skip_verify: bool,
 }
 
 impl Default for ClientSettings {
@@ -36,6 +48,7 @@ impl Default for ClientSettings {
             request_timeout: Duration::from_secs(30),
             retry: Retry::default(),
             max_concurrent: 8,
+            tls: TlsSettings::default(),
         }
     }
 }
@@ -85,11 +98,26 @@ struct Facts {
 }
 
 impl Client {
-    pub fn new(settings: ClientSettings) -> Self {
+    /// A client; `Err` when the extra CA bundle holds no usable certificate.
+    pub fn new(settings: ClientSettings) -> Result<Self, String> {
         // reqwest is built without a default crypto provider: use ring. A
         // second install (another client in the same process) is a no-op.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder();
+        if let Some(pem) = &settings.tls.extra_ca_pem {
+            let certs = reqwest::Certificate::from_pem_bundle(pem)
+                .map_err(|e| format!("the CA bundle (GITLAB_CA_CERT) does not parse: {e}"))?;
+            if certs.is_empty() {
+                return Err("the CA bundle (GITLAB_CA_CERT) holds no certificate".into());
+            }
+            for cert in certs {
+                builder = builder.add_root_certificate(cert);
+            }
+        }
+        if settings.tls.skip_verify {
+            builder = builder.danger_accept_invalid_certs(true);
+        }
+        let http = builder
             .user_agent(concat!("gitlab-mcp/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(settings.connect_timeout)
             .timeout(settings.request_timeout)
@@ -98,12 +126,12 @@ impl Client {
             // header no client strips on its own). Following none is safest.
             .redirect(reqwest::redirect::Policy::none())
             .build()
-            .expect("reqwest client builds with static settings");
-        Client {
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        Ok(Client {
             http,
-            settings,
             slots: Arc::new(Semaphore::new(settings.max_concurrent.max(1))),
-        }
+            settings,
+        })
     }
 
     pub fn settings(&self) -> &ClientSettings {
@@ -168,6 +196,60 @@ impl Client {
             Err(GitLabError::Status(status)) => Ok(status.status),
             Err(error) => Err(error),
         }
+    }
+
+    /// POST a form to a URL of GitLab outside the API (its OAuth
+    /// endpoints), with no token header: the status and the body, at most
+    /// 1 MiB of it.
+    pub async fn post_form(
+        &self,
+        url: &str,
+        form: &[(&str, &str)],
+    ) -> Result<(u16, bytes::Bytes), GitLabError> {
+        let target = Target {
+            api_root: url.to_string(),
+            credentials: None,
+        };
+        let mut body = String::new();
+        for (k, v) in form {
+            if !body.is_empty() {
+                body.push('&');
+            }
+            crate::encoding::percent_encode_into(&mut body, k);
+            body.push('=');
+            crate::encoding::percent_encode_into(&mut body, v);
+        }
+        let answer = self
+            .http
+            .post(url)
+            .header(
+                reqwest::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
+            .header(reqwest::header::ACCEPT, "application/json")
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| network_error(&e, &target))?;
+        let status = answer.status().as_u16();
+        if answer
+            .content_length()
+            .is_some_and(|n| n > FORM_ANSWER_MAX as u64)
+        {
+            return Err(GitLabError::TooLarge {
+                limit: FORM_ANSWER_MAX,
+            });
+        }
+        let body = answer
+            .bytes()
+            .await
+            .map_err(|e| network_error(&e, &target))?;
+        if body.len() > FORM_ANSWER_MAX {
+            return Err(GitLabError::TooLarge {
+                limit: FORM_ANSWER_MAX,
+            });
+        }
+        Ok((status, body))
     }
 
     /// Send one request and read the whole answer.
@@ -296,6 +378,9 @@ fn network_error(error: &reqwest::Error, target: &Target) -> GitLabError {
         host: target.host().to_string(),
     }
 }
+
+/// The most bytes of an OAuth answer: a few hundred are expected.
+const FORM_ANSWER_MAX: usize = 1024 * 1024;
 
 /// The most bytes of one GitLab answer the server reads.
 const MAX_BODY: usize = 256 * 1024 * 1024;

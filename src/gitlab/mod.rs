@@ -4,11 +4,12 @@
 
 pub mod client;
 pub mod error;
+pub mod oauth;
 pub mod request;
 pub mod response;
 pub mod target;
 
-pub use client::{Client, ClientSettings, Failed, Retry};
+pub use client::{Client, ClientSettings, Failed, Retry, TlsSettings};
 pub use error::{GitLabError, NetworkKind, StatusError};
 pub use request::{Body, HttpRequest};
 pub use response::{Pagination, Response};

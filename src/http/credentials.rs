@@ -14,9 +14,12 @@ use std::hash::{BuildHasher, Hash, Hasher};
 
 use axum::http::HeaderMap;
 
+use std::sync::Arc;
+
 use super::settings::CallerAuth;
 use crate::gitlab::{self, AuthScheme, Credentials, Target};
-use crate::secret::Secret;
+use crate::secret::{Secret, constant_time_eq};
+use crate::signin::{Signin, TokenProblem, seal};
 
 /// The header naming another GitLab.
 pub const GITLAB_URL_HEADER: &str = "x-gitlab-url";
@@ -26,6 +29,8 @@ pub struct Resolver {
     /// API roots (`…/api/v4`) a request may name.
     allowed_gitlab: Vec<String>,
     auth: CallerAuth,
+    /// Opens the access tokens sign-in issued.
+    signin: Option<Arc<Signin>>,
     /// Keys the per-credential hash, so the limiter holds no token.
     hasher: std::collections::hash_map::RandomState,
 }
@@ -35,6 +40,9 @@ pub struct Resolver {
 pub enum Refusal {
     /// 401: credentials are missing or not accepted.
     Unauthenticated(&'static str),
+    /// 401: a sign-in token that does not open, expired or is for another
+    /// server; nothing reaches GitLab.
+    InvalidToken(TokenProblem),
     /// 403: `X-GitLab-URL` names a GitLab this server may not reach.
     GitLabUrl(String),
 }
@@ -46,8 +54,14 @@ pub struct Resolved {
 }
 
 impl Resolver {
-    pub fn new(server: Target, allowed_gitlab_urls: &[String], auth: CallerAuth) -> Self {
+    pub fn new(
+        server: Target,
+        allowed_gitlab_urls: &[String],
+        auth: CallerAuth,
+        signin: Option<Arc<Signin>>,
+    ) -> Self {
         Resolver {
+            signin,
             server,
             allowed_gitlab: allowed_gitlab_urls
                 .iter()
@@ -92,6 +106,23 @@ impl Resolver {
             given = Some((token, AuthScheme::PrivateToken));
         }
         let credentials = match given {
+            // An access token of this server's sign-in: GitLab's is inside,
+            // for the server's GitLab only.
+            Some((token, AuthScheme::Bearer)) if token.starts_with(seal::PREFIX) => {
+                let Some(signin) = &self.signin else {
+                    return Err(Refusal::Unauthenticated(
+                        "sign-in is not enabled on this server",
+                    ));
+                };
+                if api_root != self.server.api_root {
+                    return Err(Refusal::GitLabUrl(api_root));
+                }
+                Some(
+                    signin
+                        .credentials_of(token)
+                        .map_err(Refusal::InvalidToken)?,
+                )
+            }
             Some((token, scheme)) => {
                 if !token.bytes().all(|b| (0x21..0x7f).contains(&b)) {
                     return Err(Refusal::Unauthenticated(
@@ -134,17 +165,6 @@ fn bearer_token(value: &str) -> Option<&str> {
     (scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty()).then(|| token.trim())
 }
 
-/// Equal without an early exit: the time taken does not tell how much of
-/// a guess matched.
-pub fn constant_time_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut diff = (a.len() != b.len()) as u8;
-    for i in 0..a.len().max(b.len()) {
-        diff |= a.get(i).copied().unwrap_or(0) ^ b.get(i).copied().unwrap_or(0);
-    }
-    diff == 0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,7 +197,7 @@ mod tests {
 
     #[test]
     fn a_caller_token_is_used_as_it_came() {
-        let r = Resolver::new(server(), &[], CallerAuth::default());
+        let r = Resolver::new(server(), &[], CallerAuth::default(), None);
         let got = r
             .resolve(&headers(&[("authorization", "Bearer glpat-alice")]))
             .unwrap();
@@ -199,7 +219,7 @@ mod tests {
             require_client_token: true,
             endpoint_secret: None,
         };
-        let r = Resolver::new(server(), &[], auth);
+        let r = Resolver::new(server(), &[], auth, None);
         assert!(matches!(
             r.resolve(&headers(&[])),
             Err(Refusal::Unauthenticated(_))
@@ -208,7 +228,7 @@ mod tests {
             require_client_token: false,
             endpoint_secret: Some(Secret::new("s3cret")),
         };
-        let r = Resolver::new(server(), &[], auth);
+        let r = Resolver::new(server(), &[], auth, None);
         assert!(
             r.resolve(&headers(&[("authorization", "Bearer wrong")]))
                 .is_err()
@@ -228,6 +248,7 @@ mod tests {
             server(),
             &["https://other.example.com".into()],
             CallerAuth::default(),
+            None,
         );
         assert!(matches!(
             r.resolve(&headers(&[("x-gitlab-url", "https://evil.example")])),
@@ -245,7 +266,7 @@ mod tests {
 
     #[test]
     fn credential_keys_differ_by_token() {
-        let r = Resolver::new(server(), &[], CallerAuth::default());
+        let r = Resolver::new(server(), &[], CallerAuth::default(), None);
         let a = r
             .resolve(&headers(&[("private-token", "a")]))
             .unwrap()
@@ -260,10 +281,5 @@ mod tests {
             .credential_key;
         assert_ne!(a, b);
         assert_eq!(a, a2);
-        assert!(
-            constant_time_eq("abc", "abc")
-                && !constant_time_eq("abc", "abd")
-                && !constant_time_eq("ab", "abc")
-        );
     }
 }

@@ -29,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 use crate::engine::Engine;
 use crate::mcp;
 use crate::metrics;
+use crate::signin::Signin;
 use credentials::{Refusal, Resolver};
 use limits::{Full, Limits};
 pub use settings::{CallerAuth, HttpSettings, SettingsError};
@@ -36,6 +37,7 @@ pub use settings::{CallerAuth, HttpSettings, SettingsError};
 /// What every handler shares.
 pub struct AppState {
     engine: Arc<Engine>,
+    signin: Option<Arc<Signin>>,
     resolver: Resolver,
     limits: Arc<Limits>,
     path: String,
@@ -57,14 +59,19 @@ impl AppState {
         format!("http://{host}")
     }
 
-    /// Who issues the tokens this server accepts: GitLab itself (its
-    /// OAuth tokens and personal access tokens are sent on as they came).
+    /// Who issues the tokens this server accepts: this server, when sign-in
+    /// is on; else GitLab itself (its OAuth tokens and personal access
+    /// tokens are sent on as they came).
     fn authorization_server(&self, _base: &str) -> String {
-        self.engine
-            .default_target()
-            .api_root
-            .trim_end_matches("/api/v4")
-            .to_string()
+        match &self.signin {
+            Some(signin) => signin.issuer().to_string(),
+            None => self
+                .engine
+                .default_target()
+                .api_root
+                .trim_end_matches("/api/v4")
+                .to_string(),
+        }
     }
 
     fn metadata_url(&self, headers: &HeaderMap) -> String {
@@ -92,15 +99,37 @@ pub(crate) fn refuse(
         .into_response()
 }
 
-/// The whole application: operator endpoints, metadata, the guarded MCP
-/// endpoint.
-pub fn app(engine: Arc<Engine>, settings: &HttpSettings, shutdown: CancellationToken) -> Router {
+/// The whole application: operator endpoints, metadata, sign-in, the
+/// guarded MCP endpoint.
+pub fn app(
+    engine: Arc<Engine>,
+    settings: &HttpSettings,
+    shutdown: CancellationToken,
+) -> Result<Router, String> {
+    let signin = match &settings.signin {
+        Some(s) => Some(Arc::new(
+            Signin::new(
+                s.clone(),
+                &engine.default_target().api_root,
+                &settings.path,
+                engine.client_settings().clone(),
+            )
+            .map_err(|e| e.to_string())?,
+        )),
+        None => None,
+    };
+    let mut auth = settings.auth.clone();
+    // With sign-in, a caller signs in (or brings a token): the server's own
+    // token never stands in for a user.
+    auth.require_client_token |= signin.is_some();
     let state = Arc::new(AppState {
         engine: engine.clone(),
+        signin: signin.clone(),
         resolver: Resolver::new(
             engine.default_target().clone(),
             &settings.allowed_gitlab_urls,
-            settings.auth.clone(),
+            auth,
+            signin.clone(),
         ),
         limits: Limits::new(settings.max_requests, settings.max_requests_per_token),
         path: settings.path.clone(),
@@ -128,7 +157,7 @@ pub fn app(engine: Arc<Engine>, settings: &HttpSettings, shutdown: CancellationT
         },
     )
     .layer(middleware::from_fn_with_state(state.clone(), admit));
-    let guarded = Router::new()
+    let mut guarded = Router::new()
         .route(
             "/.well-known/oauth-protected-resource",
             get(ops::resource_metadata),
@@ -138,15 +167,22 @@ pub fn app(engine: Arc<Engine>, settings: &HttpSettings, shutdown: CancellationT
             get(ops::resource_metadata),
         )
         .with_state(state.clone())
-        .merge(endpoint)
-        .layer(middleware::from_fn_with_state(guard, guard::middleware));
-    Router::new()
+        .merge(endpoint);
+    if let Some(signin) = signin {
+        tracing::warn!(
+            callback = signin.callback_url(),
+            "sign-in with GitLab is on; the GitLab application must have this callback URL"
+        );
+        guarded = guarded.merge(signin.router());
+    }
+    let guarded = guarded.layer(middleware::from_fn_with_state(guard, guard::middleware));
+    Ok(Router::new()
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
         .route("/metrics", get(ops::metrics))
         .with_state(state)
         .merge(guarded)
-        .layer(middleware::from_fn(access_log))
+        .layer(middleware::from_fn(access_log)))
 }
 
 /// Credentials, body bound and concurrency, for the MCP endpoint.
@@ -170,22 +206,15 @@ async fn admit(State(state): State<Arc<AppState>>, mut request: Request, next: N
     let resolved = match state.resolver.resolve(request.headers()) {
         Ok(resolved) => resolved,
         Err(Refusal::Unauthenticated(why)) => {
-            let mut response = refuse(
-                StatusCode::UNAUTHORIZED,
-                "unauthorized",
-                why,
-                "unauthenticated",
+            return unauthorized(&state, request.headers(), None, why);
+        }
+        Err(Refusal::InvalidToken(problem)) => {
+            return unauthorized(
+                &state,
+                request.headers(),
+                Some("invalid_token"),
+                &problem.to_string(),
             );
-            let challenge = format!(
-                "Bearer resource_metadata=\"{}\"",
-                state.metadata_url(request.headers())
-            );
-            if let Ok(value) = HeaderValue::from_str(&challenge) {
-                response
-                    .headers_mut()
-                    .insert(header::WWW_AUTHENTICATE, value);
-            }
-            return response;
         }
         Err(Refusal::GitLabUrl(url)) => {
             return refuse(
@@ -227,6 +256,35 @@ async fn admit(State(state): State<Arc<AppState>>, mut request: Request, next: N
     next.run(request).await
 }
 
+/// 401 with the pointer to the protected-resource metadata, and for a bad
+/// token its OAuth error (RFC 6750 §3).
+fn unauthorized(state: &AppState, headers: &HeaderMap, error: Option<&str>, why: &str) -> Response {
+    let mut response = refuse(
+        StatusCode::UNAUTHORIZED,
+        error.unwrap_or("unauthorized"),
+        why,
+        if error.is_some() {
+            "invalid_token"
+        } else {
+            "unauthenticated"
+        },
+    );
+    let mut challenge = String::from("Bearer ");
+    if let Some(error) = error {
+        challenge.push_str(&format!("error=\"{error}\", error_description=\"{why}\", "));
+    }
+    challenge.push_str(&format!(
+        "resource_metadata=\"{}\"",
+        state.metadata_url(headers)
+    ));
+    if let Ok(value) = HeaderValue::from_str(&challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
 /// One line per request on stderr: method, path, status, time. No header,
 /// no query, no body.
 async fn access_log(request: Request, next: Next) -> Response {
@@ -255,7 +313,7 @@ pub async fn serve(engine: Arc<Engine>, settings: HttpSettings) -> Result<(), St
         .map_err(|e| format!("cannot listen on {}: {e}", settings.addr))?;
     let local: SocketAddr = listener.local_addr().map_err(|e| e.to_string())?;
     let shutdown = CancellationToken::new();
-    let app = app(engine, &settings, shutdown.clone());
+    let app = app(engine, &settings, shutdown.clone())?;
     // The address is the one line a supervisor (or a test) waits for.
     tracing::warn!(addr = %local, path = %settings.path, stateful = settings.stateful, "serving MCP over HTTP");
     let stop = CancellationToken::new();

@@ -5,7 +5,9 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::encoding::host_of_url;
 use crate::secret::Secret;
+use crate::signin::SigninSettings;
 
 #[derive(Debug, Clone)]
 pub struct HttpSettings {
@@ -33,6 +35,8 @@ pub struct HttpSettings {
     pub stateful: bool,
     /// How long calls in flight may finish after SIGTERM.
     pub shutdown_grace: Duration,
+    /// Sign in with GitLab (OAuth), when the operator configured it.
+    pub signin: Option<SigninSettings>,
 }
 
 /// How callers prove who they are.
@@ -67,6 +71,10 @@ pub enum SettingsError {
     Path(String),
     #[error("--public-url must be an http:// or https:// URL, got `{0}`")]
     PublicUrl(String),
+    #[error(
+        "sign-in (GITLAB_OAUTH_CLIENT_ID) needs --public-url (GITLAB_MCP_PUBLIC_URL): the URL clients and GitLab send browsers to"
+    )]
+    SigninWithoutPublicUrl,
 }
 
 impl HttpSettings {
@@ -80,8 +88,11 @@ impl HttpSettings {
         {
             return Err(SettingsError::PublicUrl(url.clone()));
         }
+        if self.signin.is_some() && self.public_url.is_none() {
+            return Err(SettingsError::SigninWithoutPublicUrl);
+        }
         if !self.addr.ip().is_loopback() {
-            if !self.auth.authenticates() && !self.insecure {
+            if !self.auth.authenticates() && self.signin.is_none() && !self.insecure {
                 return Err(SettingsError::Unauthenticated(self.addr));
             }
             if self.allowed_hosts.is_empty() && self.public_url.is_none() {
@@ -112,15 +123,6 @@ impl HttpSettings {
     }
 }
 
-/// `https://mcp.example.com:8443/base` → `mcp.example.com:8443`.
-pub fn host_of_url(url: &str) -> Option<String> {
-    let rest = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"))?;
-    let host = rest.split(['/', '?', '#']).next()?;
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +143,7 @@ mod tests {
             call_timeout: Duration::from_secs(60),
             stateful: false,
             shutdown_grace: Duration::from_secs(5),
+            signin: None,
         }
     }
 

@@ -38,6 +38,7 @@ pub fn routes() -> Router<App> {
         .merge(content::routes())
         .merge(groups_users::routes())
         .merge(oauth::routes())
+        .route("/documents/{name}", axum::routing::get(document))
 }
 
 /// What a handler needs from the request besides its path parameters.
@@ -237,4 +238,20 @@ pub fn notes_page(db: &Db, notes: &[crate::db::Note], on: &Noteable<'_>, ctx: &C
 /// Parse a numeric path segment; GitLab's router answers 404 otherwise.
 pub fn id(segment: &str) -> Result<u64, Response> {
     segment.parse().map_err(|_| http::no_route())
+}
+
+/// A document a test put on this host (`FakeGitLab::serve_document`).
+async fn document(
+    axum::extract::State(app): axum::extract::State<crate::App>,
+    axum::extract::Path(name): axum::extract::Path<String>,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match crate::lock(&app.documents).get(&name) {
+        Some(body) => (
+            [(axum::http::header::CONTENT_TYPE, "application/json")],
+            body.clone(),
+        )
+            .into_response(),
+        None => crate::http::no_route(),
+    }
 }

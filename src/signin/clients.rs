@@ -1,0 +1,226 @@
+//! Who a client is, both ways the MCP authorization specification allows:
+//! a client id metadata document (the id is an HTTPS URL; preferred since
+//! 2025-11-25) or dynamic client registration (RFC 7591, `POST /register`).
+//! A registered client's id is its registration, sealed: no store.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::Signin;
+use super::fetch::{self, FetchError};
+use super::payloads::{self, RegisteredClient, now};
+use super::seal::PREFIX;
+
+#[derive(Debug, Clone)]
+pub struct ClientInfo {
+    pub id: String,
+    pub name: Option<String>,
+    pub redirect_uris: Vec<String>,
+    /// It must authenticate at the token endpoint.
+    pub confidential: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error(
+        "this client id is not one this server issued, nor an https:// URL of a client metadata document"
+    )]
+    Unknown,
+    #[error("{0}")]
+    Document(#[from] FetchError),
+    #[error(
+        "the client's metadata document names a redirect URI that is neither https nor loopback http"
+    )]
+    BadRedirect,
+}
+
+/// https, or http on a loopback host (a native app's local listener).
+pub fn redirect_allowed(uri: &str) -> bool {
+    if uri.contains('#') {
+        return false;
+    }
+    if let Some(rest) = uri.strip_prefix("https://") {
+        return !rest.is_empty() && !rest.starts_with('/');
+    }
+    let Some(rest) = uri.strip_prefix("http://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?']).next().unwrap_or("");
+    let host = if authority.starts_with('[') {
+        authority
+            .split(']')
+            .next()
+            .map(|h| format!("{h}]"))
+            .unwrap_or_default()
+    } else {
+        authority.split(':').next().unwrap_or("").to_string()
+    };
+    matches!(host.as_str(), "127.0.0.1" | "[::1]" | "localhost")
+}
+
+impl Signin {
+    pub async fn client(&self, client_id: &str) -> Result<ClientInfo, ClientError> {
+        if client_id.starts_with(PREFIX) {
+            let c: RegisteredClient = self
+                .sealer
+                .open(payloads::CLIENT, client_id)
+                .map_err(|_| ClientError::Unknown)?;
+            return Ok(ClientInfo {
+                id: client_id.to_string(),
+                name: c.n,
+                redirect_uris: c.r,
+                confidential: c.conf,
+            });
+        }
+        if client_id.starts_with("https://") {
+            let doc = fetch::document(client_id, &self.fetch).await?;
+            if doc.redirect_uris.is_empty()
+                || !doc.redirect_uris.iter().all(|r| redirect_allowed(r))
+            {
+                return Err(ClientError::BadRedirect);
+            }
+            return Ok(ClientInfo {
+                id: client_id.to_string(),
+                name: doc.client_name,
+                redirect_uris: doc.redirect_uris,
+                // A metadata-document client has no secret with this server.
+                confidential: false,
+            });
+        }
+        Err(ClientError::Unknown)
+    }
+
+    /// A confidential client's secret: its id, sealed for that purpose.
+    pub fn client_secret_for(&self, client_id: &str) -> String {
+        self.sealer.seal(payloads::CLIENT_SECRET, &client_id)
+    }
+
+    pub fn client_secret_matches(&self, client_id: &str, secret: &str) -> bool {
+        self.sealer
+            .open::<String>(payloads::CLIENT_SECRET, secret)
+            .is_ok_and(|id| crate::secret::constant_time_eq(&id, client_id))
+    }
+}
+
+#[derive(Deserialize)]
+pub struct Registration {
+    #[serde(default)]
+    redirect_uris: Vec<String>,
+    client_name: Option<String>,
+    token_endpoint_auth_method: Option<String>,
+    #[serde(default)]
+    grant_types: Vec<String>,
+}
+
+fn registration_error(code: &str, description: &str) -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        Json(json!({"error": code, "error_description": description})),
+    )
+        .into_response()
+}
+
+/// `POST /register` (RFC 7591).
+pub async fn register(State(signin): State<Arc<Signin>>, body: axum::body::Bytes) -> Response {
+    let Ok(registration) = serde_json::from_slice::<Registration>(&body) else {
+        return registration_error(
+            "invalid_client_metadata",
+            "the body must be a JSON object of client metadata",
+        );
+    };
+    if registration.redirect_uris.is_empty() {
+        return registration_error("invalid_redirect_uri", "give at least one redirect URI");
+    }
+    if let Some(bad) = registration
+        .redirect_uris
+        .iter()
+        .find(|r| !redirect_allowed(r))
+    {
+        return registration_error(
+            "invalid_redirect_uri",
+            &format!("`{bad}`: a redirect URI must be https, or http on a loopback host"),
+        );
+    }
+    let method = registration
+        .token_endpoint_auth_method
+        .unwrap_or_else(|| "client_secret_basic".into());
+    let confidential = match method.as_str() {
+        "none" => false,
+        "client_secret_post" | "client_secret_basic" => true,
+        other => {
+            return registration_error(
+                "invalid_client_metadata",
+                &format!(
+                    "token_endpoint_auth_method `{other}` is not supported (none, client_secret_post, client_secret_basic)"
+                ),
+            );
+        }
+    };
+    if let Some(g) = registration
+        .grant_types
+        .iter()
+        .find(|g| !matches!(g.as_str(), "authorization_code" | "refresh_token"))
+    {
+        return registration_error(
+            "invalid_client_metadata",
+            &format!("grant type `{g}` is not supported"),
+        );
+    }
+    let issued = now();
+    let client = RegisteredClient {
+        r: registration.redirect_uris.clone(),
+        n: registration.client_name.clone(),
+        conf: confidential,
+        iat: issued,
+    };
+    let client_id = signin.sealer.seal(payloads::CLIENT, &client);
+    let mut answer = json!({
+        "client_id": client_id,
+        "client_id_issued_at": issued,
+        "redirect_uris": registration.redirect_uris,
+        "token_endpoint_auth_method": method,
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+    });
+    if let Some(name) = registration.client_name {
+        answer["client_name"] = json!(name);
+    }
+    if confidential {
+        answer["client_secret"] = json!(signin.client_secret_for(&client_id));
+        answer["client_secret_expires_at"] = json!(0);
+    }
+    (StatusCode::CREATED, Json(answer)).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redirect_allowed;
+
+    #[test]
+    fn redirects_are_https_or_loopback_http() {
+        for ok in [
+            "https://claude.ai/api/mcp/auth_callback",
+            "http://127.0.0.1:33418/callback",
+            "http://localhost:6274/oauth/callback",
+            "http://[::1]:8080/cb",
+        ] {
+            assert!(redirect_allowed(ok), "{ok}");
+        }
+        for bad in [
+            "http://example.com/cb",
+            "http://localhost.evil.example/cb",
+            "javascript:alert(1)",
+            "cursor://anysphere/cb",
+            "https://x.example/cb#frag",
+            "https:///cb",
+        ] {
+            assert!(!redirect_allowed(bad), "{bad}");
+        }
+    }
+}
