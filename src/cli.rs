@@ -89,6 +89,9 @@ pub struct GitLabArgs {
         global = true
     )]
     pub auth: AuthArg,
+    /// Run against the embedded sandbox (a stand-in GitLab with a demo project; no account, token or network needed).
+    #[arg(long, env = "GITLAB_MCP_SANDBOX", value_parser = BoolishValueParser::new(), global = true)]
+    pub sandbox: bool,
     /// A PEM file of certificates to trust besides the system's (a company CA, a self-signed GitLab).
     #[arg(long, env = "GITLAB_CA_CERT", value_name = "PEM", global = true)]
     pub ca_cert: Option<std::path::PathBuf>,
@@ -193,6 +196,8 @@ pub enum Command {
         /// The envelope, such as '{"action": "get", "params": {"project_id": "g/p", "issue_iid": 1}}'.
         json: String,
     },
+    /// A short guided tour against the built-in sandbox: the tool list, a few calls, a mistake and its reply.
+    Demo,
     /// Show the tool list: a summary, or with --json exactly what tools/list serves.
     Tools {
         #[arg(long)]
@@ -434,6 +439,7 @@ impl GitLabArgs {
                 structured: self.structured_content,
             },
             policy: self.policy(),
+            sandbox: false,
         })
     }
 

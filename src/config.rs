@@ -14,6 +14,8 @@ pub struct Config {
     pub render: render::Options,
     /// What the server may do.
     pub policy: Policy,
+    /// The GitLab is the embedded sandbox (the server says so to models).
+    pub sandbox: bool,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]

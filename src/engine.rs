@@ -48,6 +48,7 @@ pub struct Engine {
     tools: &'static [ToolSpec],
     policy: Policy,
     render: render::Options,
+    sandbox: bool,
 }
 
 impl Engine {
@@ -58,12 +59,18 @@ impl Engine {
             tools: config.policy.prune(catalog::tools()),
             policy: config.policy.clone(),
             render: config.render,
+            sandbox: config.sandbox,
         })
     }
 
     /// The GitLab client's settings, for other clients of the same GitLab.
     pub fn client_settings(&self) -> &crate::gitlab::ClientSettings {
         self.client.settings()
+    }
+
+    /// Whether the GitLab behind this engine is the sandbox.
+    pub fn sandbox(&self) -> bool {
+        self.sandbox
     }
 
     /// The tools this server offers.

@@ -17,6 +17,7 @@
 pub mod catalog;
 pub mod cli;
 pub mod config;
+pub mod demo;
 pub mod dispatch;
 pub mod encoding;
 pub mod engine;
@@ -27,6 +28,7 @@ pub mod mcp;
 pub mod metrics;
 pub mod policy;
 pub mod render;
+pub mod sandbox;
 pub mod secret;
 pub mod signin;
 pub mod tokens;

@@ -1,4 +1,6 @@
-//! Entry point: parse the command line, send logs to stderr, run.
+//! Entry point: parse the command line, send logs to stderr, run the
+//! command. The one place that writes to stdout, besides the stdio
+//! transport.
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -8,10 +10,12 @@ use clap::Parser;
 use serde_json::Value;
 
 use gitlab_mcp::catalog;
-use gitlab_mcp::cli::{Cli, Command};
+use gitlab_mcp::cli::{Cli, Command, ServeArgs};
+use gitlab_mcp::config::Config;
 use gitlab_mcp::engine::{Engine, Outcome};
 use gitlab_mcp::render::Output;
-use gitlab_mcp::{http, mcp};
+use gitlab_mcp::sandbox::Sandbox;
+use gitlab_mcp::{demo, http, mcp};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -38,13 +42,13 @@ fn init_tracing() {
 }
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
-    match cli.command {
+    match &cli.command {
         Command::Tools { json } => {
             // The list the server would serve with these settings.
-            let config = cli.gitlab.config().map_err(|e| e.to_string())?;
+            let config = config(&cli)?;
             let tools = config.policy.prune(catalog::tools());
             let list = mcp::tools::tool_list_json(tools);
-            if json {
+            if *json {
                 print_stdout(&list);
             } else {
                 print_stdout(&tools_summary(tools, &list));
@@ -53,97 +57,124 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Catalog { json: _, markdown } => {
             // JSON unless Markdown was asked for; `--json` says it explicitly.
-            if markdown {
+            if *markdown {
                 print_stdout(&catalog::catalog_markdown());
             } else {
                 print_stdout(&catalog::catalog_json().to_string());
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Serve(ref serve) => match serve.http_settings(
-            cli.gitlab
-                .config()
-                .map_err(|e| e.to_string())?
-                .client
-                .tls
-                .extra_ca_pem,
-        )? {
-            None => {
-                let engine = engine(&cli)?;
-                runtime()?.block_on(async {
-                    mcp::serve_stdio(engine).await.map_err(|e| e.to_string())
-                })?;
-                Ok(ExitCode::SUCCESS)
-            }
-            Some(settings) => {
-                settings.check().map_err(|e| e.to_string())?;
-                let mut config = cli.gitlab.config().map_err(|e| e.to_string())?;
-                warn_if_insecure(&config);
-                // A shared server sends many users' requests at once.
-                if cli.gitlab.max_concurrent.is_none() {
-                    config.client.max_concurrent = HTTP_MAX_CONCURRENT;
-                }
-                let engine = Arc::new(Engine::new(&config)?);
-                tokio::runtime::Builder::new_multi_thread()
-                    .enable_all()
-                    .build()
-                    .map_err(|e| format!("cannot start the async runtime: {e}"))?
-                    .block_on(http::serve(engine, settings))?;
-                Ok(ExitCode::SUCCESS)
-            }
-        },
-        Command::Call { ref tool, ref json } => {
-            let arguments =
-                match serde_json::from_str::<Value>(json) {
-                    Ok(Value::Object(map)) => map,
-                    Ok(_) => return Err(
-                        "the call's JSON must be an object: {\"action\": ..., \"params\": {...}}"
-                            .into(),
-                    ),
-                    Err(e) => return Err(format!("the call's JSON does not parse: {e}")),
-                };
-            let engine = engine(&cli)?;
-            let outcome = runtime()?
-                .block_on(engine.call(engine.default_target(), tool, arguments, false))
-                .map_err(|e| e.to_string())?;
-            // A one-shot command has no user to ask: a destructive action
-            // runs only with --yes, or "confirm" when the model may confirm.
-            let output = match outcome {
-                Outcome::Done(output) => output,
-                Outcome::NeedsConfirmation { refusal, .. } => Output::error(refusal),
-            };
-            print_stdout(&output.text);
-            Ok(if output.is_error {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            })
+        Command::Serve(serve) => serve_command(&cli, serve),
+        Command::Call { tool, json } => call(&cli, tool, json),
+        Command::Demo => {
+            current_thread()?.block_on(async {
+                let mut config = config(&cli)?;
+                let (engine, _sandbox) = engine(&mut config, true).await?;
+                demo::tour(&engine, &mut |line| print_stdout(line)).await
+            })?;
+            Ok(ExitCode::SUCCESS)
         }
     }
 }
 
-/// Skipping TLS verification is said at every start, on stderr.
-fn warn_if_insecure(config: &gitlab_mcp::config::Config) {
+fn config(cli: &Cli) -> Result<Config, String> {
+    let config = cli.gitlab.config().map_err(|e| e.to_string())?;
     if config.client.tls.skip_verify {
         tracing::warn!(
             "TLS verification of GitLab is OFF (GITLAB_MCP_TLS_INSECURE): anyone between this server and GitLab can read and change its traffic, tokens included. Prefer GITLAB_CA_CERT with your CA."
         );
     }
+    Ok(config)
+}
+
+/// The engine for `config`, against the sandbox when asked (started here,
+/// kept alive by the caller).
+async fn engine(
+    config: &mut Config,
+    sandbox: bool,
+) -> Result<(Arc<Engine>, Option<Sandbox>), String> {
+    let sandbox = if sandbox {
+        let sandbox = Sandbox::start().await;
+        sandbox.apply(config);
+        Some(sandbox)
+    } else {
+        None
+    };
+    Ok((Arc::new(Engine::new(config)?), sandbox))
 }
 
 /// GitLab requests in flight at once over HTTP, unless set.
 const HTTP_MAX_CONCURRENT: usize = 64;
 
-fn engine(cli: &Cli) -> Result<Arc<Engine>, String> {
-    let config = cli.gitlab.config().map_err(|e| e.to_string())?;
-    warn_if_insecure(&config);
-    Ok(Arc::new(Engine::new(&config)?))
+fn serve_command(cli: &Cli, serve: &ServeArgs) -> Result<ExitCode, String> {
+    let mut config = config(cli)?;
+    let sandbox = cli.gitlab.sandbox;
+    if sandbox {
+        tracing::warn!(
+            "serving the sandbox: a stand-in GitLab with a demo project; writes last until the process stops"
+        );
+    }
+    match serve.http_settings(config.client.tls.extra_ca_pem.clone())? {
+        None => current_thread()?.block_on(async {
+            let (engine, _sandbox) = engine(&mut config, sandbox).await?;
+            mcp::serve_stdio(engine).await.map_err(|e| e.to_string())
+        })?,
+        Some(settings) => {
+            settings.check().map_err(|e| e.to_string())?;
+            // A shared server sends many users' requests at once.
+            if cli.gitlab.max_concurrent.is_none() {
+                config.client.max_concurrent = HTTP_MAX_CONCURRENT;
+            }
+            tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start the async runtime: {e}"))?
+                .block_on(async {
+                    let (engine, _sandbox) = engine(&mut config, sandbox).await?;
+                    http::serve(engine, settings).await
+                })?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn call(cli: &Cli, tool: &str, json: &str) -> Result<ExitCode, String> {
+    let arguments = match serde_json::from_str::<Value>(json) {
+        Ok(Value::Object(map)) => map,
+        Ok(_) => {
+            return Err(
+                "the call's JSON must be an object: {\"action\": ..., \"params\": {...}}".into(),
+            );
+        }
+        Err(e) => return Err(format!("the call's JSON does not parse: {e}")),
+    };
+    let mut config = config(cli)?;
+    let outcome = current_thread()?.block_on(async {
+        let (engine, _sandbox) = engine(&mut config, cli.gitlab.sandbox).await?;
+        let target = engine.default_target().clone();
+        engine
+            .call(&target, tool, arguments, false)
+            .await
+            .map_err(|e| e.to_string())
+    })?;
+    // A one-shot command has no user to ask: a destructive action runs
+    // only with --yes, or "confirm" when the model may confirm.
+    let output = match outcome {
+        Outcome::Done(output) => output,
+        Outcome::NeedsConfirmation { refusal, .. } => Output::error(refusal),
+    };
+    print_stdout(&output.text);
+    Ok(if output.is_error {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// One thread: a call hops between the stdin reader, the handler, the
 /// HTTP client and the stdout writer, and every hop to another thread
 /// costs a wake-up; GitLab's latency, not CPU, bounds a stdio server.
-fn runtime() -> Result<tokio::runtime::Runtime, String> {
+fn current_thread() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -179,4 +210,5 @@ fn print_stdout(text: &str) {
     if !text.ends_with('\n') {
         let _ = out.write_all(b"\n");
     }
+    let _ = out.flush();
 }

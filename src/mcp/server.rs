@@ -24,9 +24,12 @@ use crate::engine::{Engine, Outcome};
 use crate::gitlab::Target;
 use crate::render::Output;
 
-const INSTRUCTIONS: &str = "Each gitlab_* tool takes one envelope: {\"action\": \"<action>\", \"params\": {...}}. \
-{\"action\": \"help\"} lists a tool's actions; {\"action\": \"help\", \"params\": {\"action\": \"<action>\"}} shows one action's parameters. \
-Projects are given as a numeric id or a full path such as group/project; issues and merge requests by their iid.";
+const INSTRUCTIONS: &str = "GitLab through a few tools, one per area (gitlab_issue, gitlab_merge_request...). \
+Each takes one envelope: {\"action\": \"<action>\", \"params\": {...}}; the action enum lists what a tool does. \
+{\"action\": \"help\", \"params\": {\"action\": \"<action>\"}} shows an action's parameters; you need it rarely, because \
+an invalid call sends nothing to GitLab and its error lists every problem with the fix (the name you probably meant, what is missing, allowed values): correct and call again. \
+Projects are a numeric id or a full path (group/project); issues and merge requests are their iid (#42, !12). \
+Answers are compact JSON (one object per line for lists, then a pagination line); beside action, \"fields\" picks fields and \"lines\" windows logs and files.";
 
 /// The key of the confirmation in an input-required round.
 const CONFIRM_KEY: &str = "confirm";
@@ -259,12 +262,23 @@ fn to_result(output: Output) -> CallToolResult {
 
 impl ServerHandler for GitLabServer {
     fn get_info(&self) -> ServerConfig {
+        let sandbox = self.engine.sandbox();
+        let instructions = if sandbox {
+            format!("{}\n{INSTRUCTIONS}", crate::sandbox::NOTE)
+        } else {
+            INSTRUCTIONS.to_string()
+        };
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(
-                Implementation::new("gitlab-mcp", env!("CARGO_PKG_VERSION"))
-                    .with_title("GitLab MCP"),
+                Implementation::new("gitlab-mcp", env!("CARGO_PKG_VERSION")).with_title(
+                    if sandbox {
+                        "GitLab MCP (sandbox)"
+                    } else {
+                        "GitLab MCP"
+                    },
+                ),
             )
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(instructions)
     }
 
     async fn list_tools(

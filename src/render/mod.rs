@@ -13,6 +13,7 @@ mod diff;
 mod failure;
 mod json;
 mod pagination;
+mod terminal;
 mod text;
 mod tree;
 mod zip_listing;
@@ -83,12 +84,15 @@ pub fn success(call: &ValidatedCall, response: &Response, options: Options) -> O
     let cap = options.max_bytes;
     let parsed = Node::parse(&response.body);
     let mut output = match (call.action.returns, parsed) {
-        (Returns::Text(start), _) => Output::ok(window(
-            &String::from_utf8_lossy(&response.body),
-            call.view.lines,
-            start,
-            cap,
-        )),
+        (Returns::Text(start), _) => {
+            let body = String::from_utf8_lossy(&response.body);
+            // A log is shown as a terminal shows it.
+            let text = match start {
+                TextStart::Tail => terminal::clean_log(&body),
+                TextStart::Head => body,
+            };
+            Output::ok(window(&text, call.view.lines, start, cap))
+        }
         (Returns::Nothing, None) => Output::ok(format!(
             "Done: {} {} succeeded (HTTP {}).",
             call.tool.name, call.action.name, response.status
