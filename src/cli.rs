@@ -196,6 +196,9 @@ pub enum Command {
         /// The envelope, such as '{"action": "get", "params": {"project_id": "g/p", "issue_iid": 1}}'.
         json: String,
     },
+    /// Reach the configured GitLab and report what works: address, TLS, version, the token's user, scopes and expiry.
+    /// Exit status 0 only when everything needed works.
+    Check,
     /// A short guided tour against the built-in sandbox: the tool list, a few calls, a mistake and its reply.
     Demo,
     /// Show the tool list: a summary, or with --json exactly what tools/list serves.

@@ -15,6 +15,7 @@
 //!   cl100k token count of the tool list.
 
 pub mod catalog;
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod demo;

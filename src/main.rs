@@ -66,6 +66,17 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Serve(serve) => serve_command(&cli, serve),
         Command::Call { tool, json } => call(&cli, tool, json),
+        Command::Check => {
+            let config = config(&cli)?;
+            let report =
+                current_thread()?.block_on(gitlab_mcp::check::run(&config, &cli.gitlab.gitlab_url));
+            print_stdout(&report.text());
+            Ok(if report.passed() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
         Command::Demo => {
             current_thread()?.block_on(async {
                 let mut config = config(&cli)?;
