@@ -133,6 +133,10 @@ pub struct VocabularyFile {
     pub action_words: BTreeMap<String, String>,
     pub envelope_aliases: EnvelopeAliases,
     pub examples: Examples,
+    /// A peer server's toolset names, and the tools they are here.
+    pub peer_toolsets: BTreeMap<String, Vec<String>>,
+    /// A peer server's tool names, and the `tool.action` they are here.
+    pub peer_tools: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]

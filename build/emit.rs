@@ -77,9 +77,24 @@ pub fn vocabulary(out: &mut String, v: &VocabularyFile) {
             format!("(ParamType::{ty}, {json:?}),")
         })
         .collect();
+    let peer_toolsets: String = v
+        .peer_toolsets
+        .iter()
+        .map(|(k, tools)| format!("({k:?}, &{tools:?}),"))
+        .collect();
+    let peer_tools: String = v
+        .peer_tools
+        .iter()
+        .map(|(k, target)| {
+            let (tool, action) = target.split_once('.').unwrap_or_else(|| {
+                panic!("{here} peer_tools `{k}`: write the target as \"gitlab_tool.action\"")
+            });
+            format!("({k:?}, {tool:?}, {action:?}),")
+        })
+        .collect();
     writeln!(
         out,
-        "pub static VOCABULARY: Vocabulary = Vocabulary {{ param_synonyms: &[{synonyms}], action_words: &[{words}], params_aliases: &{:?}, action_aliases: &{:?}, examples_by_name: &[{}], examples_by_format: &[{}], examples_by_type: &[{by_type}] }};",
+        "pub static VOCABULARY: Vocabulary = Vocabulary {{ param_synonyms: &[{synonyms}], action_words: &[{words}], params_aliases: &{:?}, action_aliases: &{:?}, examples_by_name: &[{}], examples_by_format: &[{}], examples_by_type: &[{by_type}], peer_toolsets: &[{peer_toolsets}], peer_tools: &[{peer_tools}] }};",
         v.envelope_aliases.params,
         v.envelope_aliases.action,
         json_pairs(&v.examples.by_name, "examples.by_name"),

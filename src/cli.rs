@@ -77,7 +77,7 @@ pub struct GitLabArgs {
     )]
     pub gitlab_url: String,
     /// Access token (prefer the environment variable: flags show up in `ps`).
-    /// Also read from GITLAB_PERSONAL_ACCESS_TOKEN. Without one, requests are anonymous.
+    /// Without one, requests are anonymous.
     #[arg(long, env = "GITLAB_TOKEN", hide_env_values = true, global = true)]
     pub token: Option<String>,
     /// How the token is sent: private-token (personal, project, group tokens) or bearer (OAuth).
@@ -117,7 +117,6 @@ pub struct GitLabArgs {
     pub structured_content: bool,
 
     /// Reads only: every action that changes GitLab is removed and refused.
-    /// Also GITLAB_READ_ONLY_MODE.
     #[arg(long, env = "GITLAB_READ_ONLY", value_parser = BoolishValueParser::new(), global = true)]
     pub read_only: bool,
     /// What the server may do: read-only, no-delete (no destructive action) or full.
@@ -404,7 +403,6 @@ impl GitLabArgs {
         let token = self
             .token
             .clone()
-            .or_else(|| std::env::var("GITLAB_PERSONAL_ACCESS_TOKEN").ok())
             .map(|t| t.trim().to_string())
             .filter(|t| !t.is_empty());
         if let Some(token) = &token {
@@ -454,7 +452,7 @@ impl GitLabArgs {
                 .collect()
         };
         Policy {
-            access: if self.read_only || env_flag("GITLAB_READ_ONLY_MODE") {
+            access: if self.read_only {
                 Access::ReadOnly
             } else {
                 self.access.into()
@@ -474,14 +472,4 @@ impl GitLabArgs {
             allow_quick_actions: self.allow_quick_actions,
         }
     }
-}
-
-/// A boolean environment variable: `true`, `1`, `yes` or `on`.
-fn env_flag(name: &str) -> bool {
-    std::env::var(name).is_ok_and(|v| {
-        matches!(
-            v.trim().to_ascii_lowercase().as_str(),
-            "true" | "1" | "yes" | "on"
-        )
-    })
 }

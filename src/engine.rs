@@ -33,11 +33,23 @@ pub enum Outcome {
 
 /// A call that cannot be routed at all: the tool does not exist.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown tool `{name}`{}; tools: {}", suggestion.map(|s| format!(", did you mean `{s}`?")).unwrap_or_default(), available.join(", "))]
+#[error("unknown tool `{name}`{}; tools: {}", hint(suggestion, peer), available.join(", "))]
 pub struct UnknownTool {
     pub name: String,
     pub suggestion: Option<&'static str>,
+    /// Another server's tool name, and the tool and action it is here.
+    pub peer: Option<(&'static str, &'static str)>,
     pub available: Vec<&'static str>,
+}
+
+fn hint(suggestion: &Option<&'static str>, peer: &Option<(&'static str, &'static str)>) -> String {
+    match (peer, suggestion) {
+        (Some((tool, action)), _) => format!(
+            "; here that is tool `{tool}` with {{\"action\": \"{action}\", \"params\": {{...}}}}"
+        ),
+        (None, Some(s)) => format!(", did you mean `{s}`?"),
+        (None, None) => String::new(),
+    }
 }
 
 pub struct Engine {
@@ -133,9 +145,16 @@ impl Engine {
     fn find_tool(&self, name: &str) -> Result<&'static ToolSpec, UnknownTool> {
         self.tools.iter().find(|t| t.name == name).ok_or_else(|| {
             let available: Vec<&'static str> = self.tools.iter().map(|t| t.name).collect();
+            let peer = catalog::vocabulary()
+                .peer_tools
+                .iter()
+                .find(|(peer, _, _)| *peer == name)
+                .map(|(_, tool, action)| (*tool, *action))
+                .filter(|(tool, _)| available.contains(tool));
             UnknownTool {
                 name: name.to_string(),
                 suggestion: dispatch::suggest::closest(name, available.iter().copied()),
+                peer,
                 available,
             }
         })

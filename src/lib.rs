@@ -27,6 +27,7 @@ pub mod handlers;
 pub mod http;
 pub mod mcp;
 pub mod metrics;
+pub mod migration;
 pub mod policy;
 pub mod render;
 pub mod sandbox;

@@ -18,8 +18,17 @@ use gitlab_mcp::sandbox::Sandbox;
 use gitlab_mcp::{demo, http, mcp};
 
 fn main() -> ExitCode {
+    // Another server's variables, as ours, before the flags are read.
+    let migration = gitlab_mcp::migration::aliases(&|name| std::env::var(name).ok());
+    for (name, value) in &migration.set {
+        // SAFETY: no other thread exists yet: the runtime starts later.
+        unsafe { std::env::set_var(name, value) };
+    }
     let cli = Cli::parse();
     init_tracing();
+    for warning in &migration.warnings {
+        tracing::warn!("{warning}");
+    }
     match run(cli) {
         Ok(code) => code,
         Err(message) => {

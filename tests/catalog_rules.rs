@@ -500,3 +500,25 @@ fn date_parameters_declare_their_format() {
         }
     }
 }
+
+/// Every peer name maps to a tool and action this catalog has.
+#[test]
+fn peer_names_map_to_real_tools_and_actions() {
+    let v = catalog::vocabulary();
+    for (peer, tool, action) in v.peer_tools {
+        let t = catalog::tool(tool)
+            .unwrap_or_else(|| panic!("peer tool `{peer}` -> unknown tool `{tool}`"));
+        assert!(
+            t.action(action).is_some(),
+            "peer tool `{peer}` -> unknown action `{tool}.{action}`"
+        );
+    }
+    for (set, tools) in v.peer_toolsets {
+        for tool in *tools {
+            assert!(
+                catalog::tool(tool).is_some(),
+                "peer toolset `{set}` -> unknown tool `{tool}`"
+            );
+        }
+    }
+}

@@ -124,3 +124,75 @@ fn tools_prints_a_summary_and_catalog_prints_json() {
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(json["tools"].as_array().unwrap().len() >= 5);
 }
+
+/// @zereight/mcp-gitlab's variables work as aliases; ours win when both
+/// are set, with a warning; its tool names point to ours.
+#[tokio::test]
+async fn another_servers_variables_and_tool_names_carry_over() {
+    let fake = FakeGitLab::start().await;
+    let run = |env: Vec<(&'static str, String)>, args: Vec<&'static str>| async move {
+        let mut cmd = tokio::process::Command::new(common::BIN);
+        cmd.args(args)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().await.unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // GITLAB_API_URL and GITLAB_PERSONAL_ACCESS_TOKEN reach the fake.
+    let (code, stdout, _) = run(
+        vec![
+            ("GITLAB_API_URL", format!("{}/api/v4", fake.url())),
+            ("GITLAB_PERSONAL_ACCESS_TOKEN", "glpat-alice".into()),
+        ],
+        vec!["call", "gitlab_user", r#"{"action": "current"}"#],
+    )
+    .await;
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("\"username\":\"alice\""));
+    // Its toolsets and tool names filter the tool list.
+    let (_, stdout, _) = run(
+        vec![("GITLAB_TOOLSETS", "merge_requests,labels".into())],
+        vec!["tools"],
+    )
+    .await;
+    assert!(stdout.starts_with("2 tools"), "{stdout}");
+    let (_, stdout, _) = run(
+        vec![("GITLAB_TOOLS", "get_issue,list_issues".into())],
+        vec!["tools"],
+    )
+    .await;
+    assert!(
+        stdout.contains("gitlab_issue") && stdout.contains("3 actions: list, get, help"),
+        "{stdout}"
+    );
+    let (_, _, stderr) = run(
+        vec![
+            ("GITLAB_API_URL", "https://a.example".into()),
+            ("GITLAB_URL", "https://b.example".into()),
+        ],
+        vec!["tools"],
+    )
+    .await;
+    assert!(
+        stderr.contains("GITLAB_API_URL and GITLAB_URL are both set and disagree; GITLAB_URL wins"),
+        "{stderr}"
+    );
+    // A call to one of its tool names says which tool and action do it here.
+    let (code, _, stderr) = run(
+        vec![("GITLAB_URL", fake.url())],
+        vec!["call", "get_issue", "{}"],
+    )
+    .await;
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("here that is tool `gitlab_issue` with {\"action\": \"get\""),
+        "{stderr}"
+    );
+}

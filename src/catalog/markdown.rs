@@ -41,7 +41,16 @@ pub fn catalog_markdown() -> String {
     for tool in tools() {
         write_tool(&mut out, tool);
     }
+    write_peer_names(&mut out);
     out
+}
+
+/// The most used peer's tool names and what they are here.
+fn write_peer_names(out: &mut String) {
+    out.push_str("\n## Coming from @zereight/mcp-gitlab\n\nIts tool names, and the tool and action that do the same here (a call to one of its names is answered with this too).\n\n| @zereight/mcp-gitlab | here |\n|---|---|\n");
+    for (peer, tool, action) in super::vocabulary().peer_tools {
+        let _ = writeln!(out, "| `{peer}` | `{tool}` `{action}` |");
+    }
 }
 
 fn write_tool(out: &mut String, tool: &ToolSpec) {

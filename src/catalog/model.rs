@@ -60,6 +60,10 @@ pub struct Vocabulary {
     pub examples_by_name: &'static [(&'static str, &'static str)],
     pub examples_by_format: &'static [(&'static str, &'static str)],
     pub examples_by_type: &'static [(ParamType, &'static str)],
+    /// A peer server's toolset names, and the tools they are here.
+    pub peer_toolsets: &'static [(&'static str, &'static [&'static str])],
+    /// A peer server's tool names, and the tool and action they are here.
+    pub peer_tools: &'static [(&'static str, &'static str, &'static str)],
 }
 
 /// One action of a tool: usually one GitLab REST endpoint.

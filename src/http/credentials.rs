@@ -21,8 +21,9 @@ use crate::gitlab::{self, AuthScheme, Credentials, Target};
 use crate::secret::{Secret, constant_time_eq};
 use crate::signin::{Signin, TokenProblem, seal};
 
-/// The header naming another GitLab.
-pub const GITLAB_URL_HEADER: &str = "x-gitlab-url";
+/// The header naming another GitLab, and the name @zereight/mcp-gitlab's
+/// clients send.
+pub const GITLAB_URL_HEADERS: [&str; 2] = ["x-gitlab-url", "x-gitlab-api-url"];
 
 pub struct Resolver {
     server: Target,
@@ -79,7 +80,7 @@ impl Resolver {
                 .and_then(|v| v.to_str().ok())
                 .map(str::trim)
         };
-        let api_root = match header(GITLAB_URL_HEADER) {
+        let api_root = match GITLAB_URL_HEADERS.iter().find_map(|h| header(h)) {
             None => self.server.api_root.clone(),
             Some(url) => {
                 let root =

@@ -62,16 +62,21 @@ pub struct Policy {
 
 impl Policy {
     /// Whether the tool is enabled by `--tools`/`--toolsets`: by its name,
-    /// its name without `gitlab_`, or a toolset its catalog file names.
+    /// its name without `gitlab_`, a toolset its catalog file names, or a
+    /// toolset name of @zereight/mcp-gitlab (`merge_requests`...).
     fn tool_enabled(&self, tool: &ToolSpec) -> bool {
         if self.tools.is_empty() {
             return true;
         }
+        let peer = catalog::vocabulary().peer_toolsets;
         self.tools.iter().any(|wanted| {
             let wanted = wanted.trim();
             wanted == tool.name
                 || tool.name.strip_prefix("gitlab_") == Some(wanted)
                 || tool.toolsets.contains(&wanted)
+                || peer
+                    .iter()
+                    .any(|(name, tools)| *name == wanted && tools.contains(&tool.name))
         })
     }
 
