@@ -62,8 +62,33 @@ impl From<AccessArg> for Access {
 pub struct Cli {
     #[command(flatten)]
     pub gitlab: GitLabArgs,
+    #[command(flatten)]
+    pub log: LogArgs,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// Where logs go, and how they look. Never stdout.
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    /// Log lines for people (`text`) or for collectors (`json`, one object per line).
+    #[arg(
+        long,
+        env = "GITLAB_MCP_LOG_FORMAT",
+        value_enum,
+        default_value = "text",
+        global = true
+    )]
+    pub log_format: LogFormat,
+    /// Append logs to this file instead of stderr.
+    #[arg(long, env = "GITLAB_MCP_LOG_FILE", value_name = "PATH", global = true)]
+    pub log_file: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Args)]
@@ -205,6 +230,10 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions { shell: clap_complete::Shell },
+    /// Print the manual page (roff), for `man -l -` or a man directory.
+    Man,
     /// Print the whole catalog: every tool, action and parameter.
     Catalog {
         /// As JSON (the default).

@@ -9,8 +9,9 @@ use std::sync::Arc;
 use clap::Parser;
 use serde_json::Value;
 
+use clap::CommandFactory;
 use gitlab_mcp::catalog;
-use gitlab_mcp::cli::{Cli, Command, ServeArgs};
+use gitlab_mcp::cli::{Cli, Command, LogArgs, LogFormat, ServeArgs};
 use gitlab_mcp::config::Config;
 use gitlab_mcp::engine::{Engine, Outcome};
 use gitlab_mcp::render::Output;
@@ -25,7 +26,10 @@ fn main() -> ExitCode {
         unsafe { std::env::set_var(name, value) };
     }
     let cli = Cli::parse();
-    init_tracing();
+    if let Err(message) = init_tracing(&cli.log) {
+        eprintln!("gitlab-mcp: {message}");
+        return ExitCode::from(2);
+    }
     for warning in &migration.warnings {
         tracing::warn!("{warning}");
     }
@@ -38,16 +42,32 @@ fn main() -> ExitCode {
     }
 }
 
-/// Logs go to stderr, always: in stdio mode stdout carries JSON-RPC only.
-/// rmcp logs whole messages at debug, so it stays at warn unless asked.
-fn init_tracing() {
+/// Logs go to stderr (or a file), never stdout: in stdio mode stdout
+/// carries JSON-RPC only. rmcp logs whole messages at debug, so it stays at
+/// warn unless asked.
+fn init_tracing(log: &LogArgs) -> Result<(), String> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,gitlab_mcp=info,rmcp=warn"));
-    tracing_subscriber::fmt()
+    let writer = match &log.log_file {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| format!("--log-file {}: {e}", path.display()))?;
+            tracing_subscriber::fmt::writer::BoxMakeWriter::new(std::sync::Mutex::new(file))
+        }
+        None => tracing_subscriber::fmt::writer::BoxMakeWriter::new(std::io::stderr),
+    };
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .init();
+        .with_writer(writer)
+        .with_ansi(false);
+    match log.log_format {
+        LogFormat::Text => builder.init(),
+        LogFormat::Json => builder.json().flatten_event(true).init(),
+    }
+    Ok(())
 }
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
@@ -74,6 +94,20 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Serve(serve) => serve_command(&cli, serve),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "gitlab-mcp", &mut out);
+            print_stdout(&String::from_utf8_lossy(&out));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut out)
+                .map_err(|e| format!("cannot render the manual page: {e}"))?;
+            print_stdout(&String::from_utf8_lossy(&out));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Call { tool, json } => call(&cli, tool, json),
         Command::Check => {
             let config = config(&cli)?;

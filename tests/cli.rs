@@ -196,3 +196,67 @@ async fn another_servers_variables_and_tool_names_carry_over() {
         "{stderr}"
     );
 }
+
+#[test]
+fn completions_and_the_man_page_are_generated_from_the_cli() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = std::process::Command::new(common::BIN)
+            .args(["completions", shell])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{shell}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("gitlab-mcp") && text.contains("serve") && text.contains("sandbox"),
+            "{shell}: {text}"
+        );
+    }
+    let out = std::process::Command::new(common::BIN)
+        .arg("man")
+        .output()
+        .unwrap();
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(page.starts_with(".ie") || page.contains(".TH"), "{page}");
+    assert!(page.contains("gitlab\\-mcp") || page.contains("gitlab-mcp"));
+}
+
+#[test]
+fn logs_are_text_or_json_on_stderr_or_in_a_file_never_on_stdout() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(common::BIN)
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("GITLAB_API_URL", "https://a.example")
+            .env("GITLAB_URL", "https://b.example")
+            .output()
+            .unwrap()
+    };
+    // The migration warning is one log line.
+    let out = run(&["--log-format", "json", "tools", "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line: Value =
+        serde_json::from_str(stderr.lines().next().unwrap()).expect("a JSON log line");
+    assert_eq!(line["level"], "WARN");
+    assert!(
+        line["message"]
+            .as_str()
+            .unwrap()
+            .contains("GITLAB_URL wins")
+    );
+    serde_json::from_slice::<Value>(&out.stdout).expect("stdout is the tool list only");
+
+    let file = std::env::temp_dir().join(format!("gitlab-mcp-log-{}.log", std::process::id()));
+    let out = run(&["--log-file", file.to_str().unwrap(), "tools"]);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let logged = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        logged.contains("WARN") && logged.contains("GITLAB_URL wins"),
+        "{logged}"
+    );
+    let _ = std::fs::remove_file(file);
+}
