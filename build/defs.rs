@@ -153,3 +153,30 @@ pub struct Examples {
     pub by_format: BTreeMap<String, toml::Value>,
     pub by_type: BTreeMap<String, toml::Value>,
 }
+
+/// `catalog/prompts.toml`: MCP prompts.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptsFile {
+    pub prompts: Vec<PromptDef>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptDef {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    #[serde(default)]
+    pub arguments: Vec<PromptArgDef>,
+    pub text: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptArgDef {
+    pub name: String,
+    pub description: String,
+    #[serde(default)]
+    pub required: bool,
+}

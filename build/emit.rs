@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::defs::{KindsFile, NamedParamDef, SharedFile, ToolFile, VocabularyFile};
+use crate::defs::{KindsFile, NamedParamDef, PromptsFile, SharedFile, ToolFile, VocabularyFile};
 use crate::expand::Action;
 use crate::json::toml_to_json;
 
@@ -255,4 +255,47 @@ fn split_template(template: &str, params: &[NamedParamDef], here: &str) -> Strin
         write!(parts, "PathPart::Literal({rest:?}),").unwrap();
     }
     parts
+}
+
+/// The prompts; every `{name}` and `[name]` of a text is a declared argument.
+pub fn prompts(out: &mut String, file: &PromptsFile) {
+    out.push_str("pub static PROMPTS: &[PromptSpec] = &[");
+    for p in &file.prompts {
+        let here = format!("catalog/prompts.toml prompt `{}`", p.name);
+        let declared: Vec<&str> = p.arguments.iter().map(|a| a.name.as_str()).collect();
+        for (open, close) in [('{', '}'), ('[', ']')] {
+            let mut rest = p.text.as_str();
+            while let Some(i) = rest.find(open) {
+                let end = rest[i..]
+                    .find(close)
+                    .unwrap_or_else(|| panic!("{here}: unclosed `{open}`"))
+                    + i;
+                let name = rest[i + 1..end].trim_start_matches('/');
+                if !declared.contains(&name) {
+                    panic!(
+                        "{here}: `{open}{name}{close}` names no argument (arguments: {})",
+                        declared.join(", ")
+                    );
+                }
+                rest = &rest[end + 1..];
+            }
+        }
+        let args: String = p
+            .arguments
+            .iter()
+            .map(|a| {
+                format!(
+                    "PromptArg {{ name: {:?}, description: {:?}, required: {} }},",
+                    a.name, a.description, a.required
+                )
+            })
+            .collect();
+        write!(
+            out,
+            "PromptSpec {{ name: {:?}, title: {:?}, description: {:?}, arguments: &[{args}], text: {:?} }},",
+            p.name, p.title, p.description, p.text
+        )
+        .unwrap();
+    }
+    out.push_str("];\n");
 }

@@ -12,7 +12,8 @@
 //! a `use` naming no shared parameter; a `returns` naming no kind of
 //! `kinds.toml`; a `toolsets` entry not declared in `_shared.toml`; a
 //! `handler` or `check` with no file of that name in `src/handlers/` or
-//! `src/dispatch/checks/`; a value that is not JSON-representable. The rules
+//! `src/dispatch/checks/`; a value that is not JSON-representable; a prompt
+//! text naming an argument it does not declare. The rules
 //! that need the compiled catalog are checked by `tests/catalog_rules.rs`.
 
 mod defs;
@@ -26,7 +27,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use defs::{KindsFile, SharedFile, ToolFile, VocabularyFile};
+use defs::{KindsFile, PromptsFile, SharedFile, ToolFile, VocabularyFile};
 
 fn main() {
     let dir = Path::new("catalog");
@@ -66,6 +67,8 @@ fn main() {
     emit::kinds(&mut out, &kinds);
     emit::toolsets(&mut out, &shared);
     emit::vocabulary(&mut out, &vocabulary);
+    let prompts: PromptsFile = parse(&dir.join("prompts.toml"));
+    emit::prompts(&mut out, &prompts);
     out.push_str("pub static TOOLS: &[ToolSpec] = &[\n");
     for path in &files {
         println!("cargo::rerun-if-changed={}", path.display());

@@ -522,3 +522,35 @@ fn peer_names_map_to_real_tools_and_actions() {
         }
     }
 }
+
+/// Every prompt is built only from this catalog's tools and actions, and
+/// renders with its required arguments alone.
+#[test]
+fn prompts_name_real_actions_and_render() {
+    assert!(catalog::prompts().len() >= 4);
+    for prompt in catalog::prompts() {
+        let refs = catalog::tool_references(prompt.text);
+        assert!(refs.len() >= 2, "{}: names too few actions", prompt.name);
+        for (tool, action) in refs {
+            let t = catalog::tool(&tool)
+                .unwrap_or_else(|| panic!("{}: unknown tool {tool}", prompt.name));
+            assert!(
+                t.action(&action).is_some(),
+                "{}: {tool} has no action `{action}`",
+                prompt.name
+            );
+        }
+        let required: std::collections::BTreeMap<String, String> = prompt
+            .arguments
+            .iter()
+            .filter(|a| a.required)
+            .map(|a| (a.name.to_string(), "X".to_string()))
+            .collect();
+        let text = catalog::render_prompt(prompt, &required).unwrap();
+        assert!(
+            !text.contains('{') && !text.contains("[/"),
+            "{}: {text}",
+            prompt.name
+        );
+    }
+}

@@ -8,10 +8,12 @@ mod examples;
 mod export;
 mod markdown;
 mod model;
+mod prompts;
 
 pub use examples::example_envelope;
 pub use export::catalog_json;
 pub use markdown::catalog_markdown;
+pub use prompts::{PromptError, render_prompt, tool_references};
 
 pub use model::*;
 
@@ -46,4 +48,9 @@ pub fn toolsets() -> &'static [ToolsetSpec] {
 
 pub fn vocabulary() -> &'static Vocabulary {
     &generated::VOCABULARY
+}
+
+/// Every MCP prompt.
+pub fn prompts() -> &'static [PromptSpec] {
+    generated::PROMPTS
 }

@@ -46,6 +46,25 @@ pub enum Diffs {
     InField(&'static str),
 }
 
+/// An MCP prompt (`catalog/prompts.toml`): a workflow written with this
+/// catalog's tools and actions.
+#[derive(Debug)]
+pub struct PromptSpec {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub arguments: &'static [PromptArg],
+    /// `{argument}` placeholders; `[argument]` marks what needs it.
+    pub text: &'static str,
+}
+
+#[derive(Debug)]
+pub struct PromptArg {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub required: bool,
+}
+
 /// The words agents use (`catalog/vocabulary.toml`).
 #[derive(Debug)]
 pub struct Vocabulary {

@@ -12,8 +12,9 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
-    ElicitRequestParams, ElicitationAction, ElicitationSchema, Implementation, InputRequest,
-    InputRequests, InputRequiredResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ElicitRequestParams, ElicitationAction, ElicitationSchema, GetPromptRequestParams,
+    GetPromptResponse, Implementation, InputRequest, InputRequests, InputRequiredResult,
+    ListPromptsResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
     ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
@@ -268,17 +269,20 @@ impl ServerHandler for GitLabServer {
         } else {
             INSTRUCTIONS.to_string()
         };
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(
-                Implementation::new("gitlab-mcp", env!("CARGO_PKG_VERSION")).with_title(
-                    if sandbox {
-                        "GitLab MCP (sandbox)"
-                    } else {
-                        "GitLab MCP"
-                    },
-                ),
-            )
-            .with_instructions(instructions)
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new("gitlab-mcp", env!("CARGO_PKG_VERSION")).with_title(if sandbox {
+                "GitLab MCP (sandbox)"
+            } else {
+                "GitLab MCP"
+            }),
+        )
+        .with_instructions(instructions)
     }
 
     async fn list_tools(
@@ -287,6 +291,29 @@ impl ServerHandler for GitLabServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(super::prompts::listed(
+            self.engine.tools(),
+        )))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        super::prompts::get(
+            self.engine.tools(),
+            &request.name,
+            request.arguments.as_ref(),
+        )
+        .map(Into::into)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
