@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::engine::{Engine, Outcome};
+use crate::engine::{CallContext, Engine, Outcome};
 use crate::mcp::tools::tool_list_json;
 use crate::sandbox::PROJECT;
 use crate::tokens;
@@ -74,7 +74,10 @@ pub async fn tour(engine: &Engine, out: &mut dyn FnMut(&str)) -> Result<(), Stri
             unreachable!("steps are objects")
         };
         let target = engine.default_target().clone();
-        let output = match engine.call(&target, step.tool, arguments, false).await {
+        let output = match engine
+            .call(step.tool, arguments, CallContext::plain(&target))
+            .await
+        {
             Ok(Outcome::Done(output)) => output,
             Ok(Outcome::NeedsConfirmation { refusal, .. }) => crate::render::Output::error(refusal),
             Err(unknown) => return Err(unknown.to_string()),

@@ -13,10 +13,31 @@ use crate::catalog::{self, Local, Location, Route, ToolSpec};
 use crate::config::Config;
 use crate::dispatch::{self, DecodeError, ValidatedCall, help};
 use crate::gitlab::{Client, Target};
+pub use crate::handlers::Progress;
 use crate::handlers::{self, Gitlab};
 use crate::metrics::{self, CallOutcome};
 use crate::policy::{Policy, quick_actions};
 use crate::render::{self, Output};
+
+/// How one call is made: where it goes and as whom, whether the user
+/// already confirmed it, and where its progress is reported.
+#[derive(Clone, Copy)]
+pub struct CallContext<'a> {
+    pub target: &'a Target,
+    pub confirmed: bool,
+    pub progress: Option<&'a dyn Progress>,
+}
+
+impl<'a> CallContext<'a> {
+    /// A call with nothing confirmed and no progress wanted.
+    pub fn plain(target: &'a Target) -> Self {
+        CallContext {
+            target,
+            confirmed: false,
+            progress: None,
+        }
+    }
+}
 
 /// What became of a call.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,15 +126,13 @@ impl Engine {
         &self.target
     }
 
-    /// Carry out one call against `target`. `confirmed` says the user
-    /// confirmed it (through the client); without it a destructive action
+    /// Carry out one call. Without `context.confirmed` a destructive action
     /// asks first.
     pub async fn call(
         &self,
-        target: &Target,
         tool_name: &str,
         arguments: Map<String, Value>,
-        confirmed: bool,
+        context: CallContext<'_>,
     ) -> Result<Outcome, UnknownTool> {
         let tool = self.find_tool(tool_name)?;
         let call = match dispatch::decode(tool, self.tools, arguments) {
@@ -126,14 +145,14 @@ impl Engine {
             }
         };
         let record = |outcome| metrics::global().call(tool.name, call.action.name, outcome);
-        if let Some(held) = self.hold(&call, confirmed) {
+        if let Some(held) = self.hold(&call, context.confirmed) {
             record(match held {
                 Outcome::NeedsConfirmation { .. } => CallOutcome::Confirmation,
                 Outcome::Done(_) => CallOutcome::Refused,
             });
             return Ok(held);
         }
-        let output = self.carry_out(&call, target).await;
+        let output = self.carry_out(&call, context).await;
         record(if output.is_error {
             CallOutcome::Error
         } else {
@@ -171,14 +190,15 @@ impl Engine {
         None
     }
 
-    async fn carry_out(&self, call: &ValidatedCall, target: &Target) -> Output {
+    async fn carry_out(&self, call: &ValidatedCall, context: CallContext<'_>) -> Output {
         match &call.action.route {
             Route::Local(Local::Help) => Output::ok(help_text(call)),
             Route::Rest(route) => {
                 let gitlab = Gitlab {
                     client: &self.client,
-                    target,
+                    target: context.target,
                     render: self.render,
+                    progress: context.progress,
                 };
                 handlers::for_action(call.action)
                     .run(call, route, &gitlab)

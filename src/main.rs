@@ -13,7 +13,7 @@ use clap::CommandFactory;
 use gitlab_mcp::catalog;
 use gitlab_mcp::cli::{Cli, Command, LogArgs, LogFormat, ServeArgs};
 use gitlab_mcp::config::Config;
-use gitlab_mcp::engine::{Engine, Outcome};
+use gitlab_mcp::engine::{CallContext, Engine, Outcome};
 use gitlab_mcp::render::Output;
 use gitlab_mcp::sandbox::Sandbox;
 use gitlab_mcp::{demo, http, mcp};
@@ -207,7 +207,7 @@ fn call(cli: &Cli, tool: &str, json: &str) -> Result<ExitCode, String> {
         let (engine, _sandbox) = engine(&mut config, cli.gitlab.sandbox).await?;
         let target = engine.default_target().clone();
         engine
-            .call(&target, tool, arguments, false)
+            .call(tool, arguments, CallContext::plain(&target))
             .await
             .map_err(|e| e.to_string())
     })?;

@@ -20,6 +20,7 @@ pub const ENVELOPE_KEYS: &[&str] = &[
     "raw",
     "lines",
     "file",
+    "max_items",
     "confirm",
     "quick_actions",
 ];
@@ -42,6 +43,9 @@ pub struct Envelope {
     /// One file's diff out of a diff answer.
     #[serde(default)]
     pub file: Option<String>,
+    /// Follow a list's pages until this many items.
+    #[serde(default)]
+    pub max_items: Option<i64>,
     /// The model confirms a destructive action (when the operator allows it).
     #[serde(default)]
     pub confirm: bool,

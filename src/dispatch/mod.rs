@@ -132,11 +132,20 @@ fn take_view(
         }
         None => None,
     };
+    let max_items = match envelope.max_items {
+        Some(n) if (1..=view::MAX_ITEMS as i64).contains(&n) => Some(n as usize),
+        Some(given) => {
+            problems.push(EnvelopeProblem::View(ViewProblem::MaxItemsRange { given }));
+            None
+        }
+        None => None,
+    };
     let view = View {
         fields: envelope.fields.take(),
         raw: envelope.raw,
         lines,
         file: envelope.file.take(),
+        max_items,
     };
     problems.extend(
         view::check(&view, action)

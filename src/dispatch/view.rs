@@ -15,7 +15,12 @@ pub struct View {
     pub raw: bool,
     pub lines: Option<LineRange>,
     pub file: Option<String>,
+    /// Follow a list's pages until this many items.
+    pub max_items: Option<usize>,
 }
+
+/// The most items `max_items` may ask for.
+pub const MAX_ITEMS: usize = 1000;
 
 /// Lines of a text, 1-based and inclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +39,8 @@ pub enum ViewProblem {
     LinesOnJson,
     FileWithoutDiffs,
     FieldsOnText,
+    MaxItemsOnNonList,
+    MaxItemsRange { given: i64 },
 }
 
 impl fmt::Display for ViewProblem {
@@ -54,6 +61,13 @@ impl fmt::Display for ViewProblem {
             ),
             ViewProblem::FieldsOnText => f.write_str(
                 "`fields` and `raw` apply to JSON answers; this action answers text: use `lines`",
+            ),
+            ViewProblem::MaxItemsOnNonList => f.write_str(
+                "`max_items` follows the pages of a list; this action answers one object or text",
+            ),
+            ViewProblem::MaxItemsRange { given } => write!(
+                f,
+                "`max_items` must be from 1 to {MAX_ITEMS}; got {given}"
             ),
         }
     }
@@ -97,6 +111,9 @@ pub fn check(view: &View, action: &ActionSpec) -> Vec<ViewProblem> {
     }
     if is_text && (view.fields.is_some() || view.raw) {
         problems.push(ViewProblem::FieldsOnText);
+    }
+    if view.max_items.is_some() && !matches!(action.returns, Returns::List(_)) {
+        problems.push(ViewProblem::MaxItemsOnNonList);
     }
     problems
 }

@@ -6,6 +6,7 @@
 //! registered below.
 
 mod artifact_list;
+mod paging;
 mod upload;
 
 use std::future::Future;
@@ -16,17 +17,30 @@ use crate::dispatch::ValidatedCall;
 use crate::gitlab::{Client, Failed, HttpRequest, Response, Target, request};
 use crate::render::{self, Output};
 
+/// Where a long call reports how far it got (MCP progress notifications,
+/// when the client asked for them).
+pub trait Progress: Send + Sync {
+    fn report(&self, done: f64, total: Option<f64>, message: &str);
+}
+
 /// What a handler may use to reach GitLab and to word its answer.
 pub struct Gitlab<'a> {
     pub client: &'a Client,
     /// Where this call goes, and as whom.
     pub target: &'a Target,
     pub render: render::Options,
+    pub progress: Option<&'a dyn Progress>,
 }
 
 impl Gitlab<'_> {
     pub async fn send(&self, request: &HttpRequest) -> Result<Response, Failed> {
         self.client.send(self.target, request).await
+    }
+
+    pub fn progress(&self, done: f64, total: Option<f64>, message: &str) {
+        if let Some(p) = self.progress {
+            p.report(done, total, message);
+        }
     }
 
     /// A failed request as the model reads it.
@@ -83,10 +97,16 @@ pub trait Handler: Sync {
                 }
             };
             tracing::debug!(tool = call.tool.name, action = call.action.name, method = request.method.as_str(), path = %request.path, "request");
-            match gitlab.send(&request).await {
+            if let Some(max_items) = call.view.max_items {
+                return paging::follow(self, call, request, max_items, gitlab).await;
+            }
+            gitlab.progress(0.0, Some(1.0), "sent to GitLab");
+            let output = match gitlab.send(&request).await {
                 Ok(response) => self.answer(call, &response, gitlab.render),
                 Err(failed) => gitlab.failure(call, &failed),
-            }
+            };
+            gitlab.progress(1.0, Some(1.0), "answered");
+            output
         })
     }
 }

@@ -14,14 +14,14 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
     ElicitRequestParams, ElicitationAction, ElicitationSchema, GetPromptRequestParams,
     GetPromptResponse, Implementation, InputRequest, InputRequests, InputRequiredResult,
-    ListPromptsResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ServerCapabilities, ServerConfig, Tool,
+    ListPromptsResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 
-use crate::engine::{Engine, Outcome};
+use crate::engine::{CallContext, Engine, Outcome, Progress};
 use crate::gitlab::Target;
 use crate::render::Output;
 
@@ -117,16 +117,26 @@ impl GitLabServer {
         context: &RequestContext<RoleServer>,
     ) -> Result<Outcome, ErrorData> {
         let target = self.target(context)?;
-        let call = self
-            .engine
-            .call(&target, &request.name, arguments, confirmed);
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| ProgressForwarder::start(token, context.peer.clone()));
+        let call = self.engine.call(
+            &request.name,
+            arguments,
+            CallContext {
+                target: &target,
+                confirmed,
+                progress: progress.as_ref().map(|p| p as &dyn Progress),
+            },
+        );
         let timeout = async {
             match self.call_timeout {
                 Some(limit) => tokio::time::sleep(limit).await,
                 None => std::future::pending().await,
             }
         };
-        tokio::select! {
+        let result = tokio::select! {
             outcome = call => {
                 outcome.map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))
             }
@@ -142,7 +152,12 @@ impl GitLabServer {
                     request.name
                 ))))
             }
+        };
+        // Every progress notification goes out before the result.
+        if let Some(progress) = progress {
+            progress.finish().await;
         }
+        result
     }
 
     /// Ask the user on a session that allows server requests.
@@ -159,6 +174,44 @@ impl GitLabServer {
                 None
             }
         }
+    }
+}
+
+/// Progress reported by the engine, sent to the client in order as MCP
+/// progress notifications for the request's progress token.
+struct ProgressForwarder {
+    sender: tokio::sync::mpsc::UnboundedSender<(f64, Option<f64>, String)>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ProgressForwarder {
+    fn start(token: ProgressToken, peer: rmcp::Peer<RoleServer>) -> Self {
+        let (sender, mut receiver) =
+            tokio::sync::mpsc::unbounded_channel::<(f64, Option<f64>, String)>();
+        let task = tokio::spawn(async move {
+            while let Some((done, total, message)) = receiver.recv().await {
+                let mut param =
+                    ProgressNotificationParam::new(token.clone(), done).with_message(message);
+                if let Some(total) = total {
+                    param = param.with_total(total);
+                }
+                if peer.notify_progress(param).await.is_err() {
+                    break;
+                }
+            }
+        });
+        ProgressForwarder { sender, task }
+    }
+
+    async fn finish(self) {
+        drop(self.sender);
+        let _ = self.task.await;
+    }
+}
+
+impl Progress for ProgressForwarder {
+    fn report(&self, done: f64, total: Option<f64>, message: &str) {
+        let _ = self.sender.send((done, total, message.to_string()));
     }
 }
 

@@ -20,6 +20,13 @@ pub fn tool(spec: &ToolSpec) -> Tool {
         .any(|a| matches!(a.returns, Returns::Text(_)));
     let has_diffs = spec.actions.iter().any(|a| a.shows_diffs());
     let mut view_keys = vec![r#""fields": ["iid","title"] or "raw": true (JSON answers)"#];
+    if spec
+        .actions
+        .iter()
+        .any(|a| matches!(a.returns, Returns::List(_)))
+    {
+        view_keys.push(r#""max_items": 300 (follow a list's pages)"#);
+    }
     if has_text {
         view_keys.push(r#""lines": "1-200" or "-100" (text answers)"#);
     }
@@ -33,12 +40,19 @@ pub fn tool(spec: &ToolSpec) -> Tool {
         view_keys.join("; ")
     );
     let actions: Vec<&str> = spec.actions.iter().map(|a| a.name).collect();
+    let has_lists = spec
+        .actions
+        .iter()
+        .any(|a| matches!(a.returns, Returns::List(_)));
     let mut properties = json!({
         "action": {"type": "string", "enum": actions},
         "params": {"type": "object"},
         "fields": {"type": "array", "items": {"type": "string"}},
         "raw": {"type": "boolean"},
     });
+    if has_lists {
+        properties["max_items"] = json!({"type": "integer"});
+    }
     if has_text {
         properties["lines"] = json!({"type": "string"});
     }
