@@ -60,9 +60,29 @@ pub fn unknown_fields(items: &[&Node], view: &View) -> Option<String> {
     };
     Some(format!(
         "[no field {}; fields here: {}]",
-        missing.join(", "),
-        available.join(", ")
+        names_within(&missing, NOTE_NAMES_ROOM),
+        names_within(&available, NOTE_NAMES_ROOM)
     ))
+}
+
+/// Room for each list of names in the unknown-field note: an object can
+/// have thousands of fields.
+const NOTE_NAMES_ROOM: usize = 300;
+
+/// `a, b, c`, or as many as fit in `room` bytes and `… (N more)`.
+fn names_within(names: &[&str], room: usize) -> String {
+    let mut out = String::new();
+    for (i, name) in names.iter().enumerate() {
+        if out.len() + name.len() + 2 > room {
+            out.push_str(&format!("… ({} more)", names.len() - i));
+            break;
+        }
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(name);
+    }
+    out
 }
 
 /// One object per line until the cap; says how many fit.
@@ -70,9 +90,16 @@ pub fn list_text(shown: &[Node], cap: usize) -> (String, usize) {
     let mut text = String::new();
     let mut count = 0;
     for item in shown {
-        let line = item.to_text();
+        let mut line = item.to_text();
         if !text.is_empty() && text.len() + line.len() + 1 > cap {
             break;
+        }
+        if line.len() > cap {
+            // A first item over the cap on its own is shortened like one
+            // object, with its note.
+            let (short, note) = object_text(&mut item.clone(), cap);
+            line = short;
+            line.extend(note.map(|n| format!("\n{n}")));
         }
         text.push_str(&line);
         text.push('\n');
@@ -98,10 +125,12 @@ pub fn object_text(value: &mut Node, cap: usize) -> (String, Option<String>) {
     let mut cut = Vec::new();
     while text.len() > cap {
         let Node::Obj(fields) = value else { break };
+        // Only texts longer than `…` can shrink: shortening one again
+        // would never end.
         let longest = fields
             .iter_mut()
             .filter_map(|(k, v)| match v {
-                Node::Str(s) => Some((k.to_string(), s)),
+                Node::Str(s) if s.len() > ELLIPSIS.len() => Some((k.to_string(), s)),
                 _ => None,
             })
             .max_by_key(|(_, s)| s.len());
@@ -109,7 +138,7 @@ pub fn object_text(value: &mut Node, cap: usize) -> (String, Option<String>) {
         let len = s.len();
         let excess = text.len() - cap + SHORTENING_SLACK;
         if excess >= len {
-            *s = Cow::Borrowed("…");
+            *s = Cow::Borrowed(ELLIPSIS);
         } else {
             let mut keep = len - excess;
             while !s.is_char_boundary(keep) {
@@ -120,6 +149,23 @@ pub fn object_text(value: &mut Node, cap: usize) -> (String, Option<String>) {
         cut.push(format!("`{key}` ({len} bytes)"));
         text = value.to_text();
     }
+    if text.len() > cap {
+        // The size is in numbers, nested objects or an array, not in a
+        // text of the object: cut the text itself.
+        let whole = text.len();
+        let mut end = cap;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        return (
+            text,
+            Some(format!(
+                "[cut at the {} KB response cap: the answer is {whole} bytes; ask for less with fields]",
+                cap / 1024
+            )),
+        );
+    }
     (
         text,
         Some(format!(
@@ -129,3 +175,5 @@ pub fn object_text(value: &mut Node, cap: usize) -> (String, Option<String>) {
         )),
     )
 }
+
+const ELLIPSIS: &str = "…";

@@ -143,6 +143,11 @@ impl Sealer {
             return Err(OpenError::Malformed);
         }
         let raw = decode_base64(body).ok_or(OpenError::Malformed)?;
+        // One spelling per value: base64's last character has bits no byte
+        // uses, and a decoder ignores them and a dangling character.
+        if encode_base64url(&raw) != body {
+            return Err(OpenError::Malformed);
+        }
         if raw.len() < KEY_ID_LEN + NONCE_LEN + AES_256_GCM.tag_len() {
             return Err(OpenError::Malformed);
         }
