@@ -502,7 +502,8 @@ fn classify(error: &reqwest::Error) -> NetworkKind {
         NetworkKind::Tls
     } else if chain.contains("connection refused") {
         NetworkKind::Refused
-    } else if error.is_connect() || error.is_request() || error.is_body() {
+    } else if error.is_connect() || error.is_request() || error.is_body() || error.is_decode() {
+        // A body that broke off midway is a decode error when read.
         NetworkKind::Connection
     } else {
         NetworkKind::Other

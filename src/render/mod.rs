@@ -107,13 +107,8 @@ pub fn success(call: &ValidatedCall, response: &Response, options: Options) -> O
             one(call, Some(kind), node, options)
         }
         (Returns::Nothing, Some(node)) => one(call, None, node, options),
-        // Not JSON where JSON was expected: show what came, within the cap.
-        (_, None) => Output::ok(window(
-            &String::from_utf8_lossy(&response.body),
-            None,
-            TextStart::Head,
-            cap,
-        )),
+        // Not JSON where JSON was expected: nothing the model can use.
+        (_, None) => not_json(call, response),
     };
     if matches!(call.action.returns, Returns::List(_))
         && let Some(line) = pagination_line(call, &response.pagination)
@@ -122,6 +117,31 @@ pub fn success(call: &ValidatedCall, response: &Response, options: Options) -> O
         output.text.push_str(&line);
     }
     output
+}
+
+/// How much of a body that is not JSON an error shows.
+const NOT_JSON_START: usize = 300;
+
+/// A 2xx answer that is not the JSON the action returns (a sign-in or
+/// proxy page answered in GitLab's place, a body cut short): an error,
+/// with the start of what came.
+fn not_json(call: &ValidatedCall, response: &Response) -> Output {
+    let body = String::from_utf8_lossy(&response.body);
+    let start = body.trim_start();
+    let lower = start.get(..14).unwrap_or(start).to_ascii_lowercase();
+    let what = if lower.starts_with("<!doctype html") || lower.starts_with("<html") {
+        " (an HTML page: a sign-in or proxy page in GitLab's place? check GITLAB_URL)"
+    } else {
+        ""
+    };
+    let mut shown: String = start.chars().take(NOT_JSON_START).collect();
+    if shown.len() < start.len() {
+        shown.push('…');
+    }
+    Output::error(format!(
+        "{} {}: GitLab answered {}, but its answer is not JSON{what}. It starts: {shown}",
+        call.tool.name, call.action.name, response.status
+    ))
 }
 
 /// A list whose items are file diffs: shown as diffs, unless `fields` or
