@@ -467,3 +467,58 @@ async fn after_every_fault_the_server_still_answers() {
     }
     h.stop().await;
 }
+
+/// A `Retry-After` too large to add to the time already waited made the
+/// retry loop's `Duration` addition overflow (a panic) once an earlier
+/// retry had waited: the call never answered.
+#[tokio::test]
+async fn a_huge_retry_after_after_a_retry_does_not_panic() {
+    let h = start(&[]).await;
+    // One second waited, then a wait that cannot be added to it.
+    h.fake
+        .inject(Fault::status(503).retry_after(1).on("GET", ISSUE).times(1));
+    h.fake.inject(
+        Fault::status(429)
+            .retry_after(u64::MAX)
+            .on("GET", ISSUE)
+            .times(1),
+    );
+    let started = Instant::now();
+    let out = tokio::time::timeout(Duration::from_secs(10), h.call("gitlab_issue", get()))
+        .await
+        .expect("the call answers");
+    assert!(
+        out.is_error && out.text.contains("GitLab answered 429, rate limited"),
+        "{}",
+        out.text
+    );
+    assert!(started.elapsed() < Duration::from_secs(4));
+    h.ok("gitlab_issue", get()).await;
+    h.stop().await;
+}
+
+/// A GitLab (or a proxy) that names a next page on every page, each page
+/// empty, kept `max_items` requesting pages for ever.
+#[tokio::test]
+async fn a_list_whose_pages_never_end_stops_following() {
+    let h = start(&[]).await;
+    h.fake.inject(
+        Fault::status(200)
+            .body("application/json", "[]")
+            .header("x-next-page", "2")
+            .header("x-page", "1")
+            .on("GET", ISSUE),
+    );
+    let out = tokio::time::timeout(
+        Duration::from_secs(10),
+        h.call(
+            "gitlab_issue",
+            json!({"action": "list", "params": {"project_id": 1}, "max_items": 50}),
+        ),
+    )
+    .await
+    .expect("the call answers");
+    assert!(!out.is_error, "{}", out.text);
+    assert!(sent(&h, "GET") <= 2, "{} pages requested", sent(&h, "GET"));
+    h.stop().await;
+}

@@ -167,8 +167,13 @@ impl Client {
             };
             let delay = match retry_delay(&error, request.repeatable(), attempts, retry.base_delay)
             {
+                // `Retry-After` can be any number: a sum past `Duration`'s
+                // range is past the budget too.
                 Some(delay)
-                    if attempts <= retry.max_retries && waited + delay <= retry.max_wait =>
+                    if attempts <= retry.max_retries
+                        && waited
+                            .checked_add(delay)
+                            .is_some_and(|total| total <= retry.max_wait) =>
                 {
                     delay
                 }

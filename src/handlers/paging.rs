@@ -41,11 +41,15 @@ pub async fn follow<H: Handler + ?Sized>(
             }
         };
         pages += 1;
-        match serde_json::from_slice::<Value>(&response.body) {
-            Ok(Value::Array(page)) => items.extend(page),
+        let empty = match serde_json::from_slice::<Value>(&response.body) {
+            Ok(Value::Array(page)) => {
+                let empty = page.is_empty();
+                items.extend(page);
+                empty
+            }
             // Not a list after all: show it as it came.
             _ => return handler.answer(call, &response, gitlab.render),
-        }
+        };
         gitlab.progress(
             items.len().min(wanted) as f64,
             response
@@ -56,7 +60,9 @@ pub async fn follow<H: Handler + ?Sized>(
             &format!("{pages} pages, {} items", items.len().min(wanted)),
         );
         match next_request(&request, &response.pagination, gitlab) {
-            Some(next) if items.len() < wanted => request = next,
+            // An empty page ends the list, whatever its headers say: a
+            // next page named on every page would be followed for ever.
+            Some(next) if items.len() < wanted && !empty => request = next,
             _ => break response,
         }
     };
