@@ -21,6 +21,12 @@
 //! - `wrong_content_type(ct)`: the real answer with another `Content-Type`.
 //! - `redirect(status, to)`: 301/302/307/308 with `Location` on another
 //!   host: `to` plus the request's path and query.
+//!
+//! `.chance(p)` makes any of them fire on a matching request with
+//! probability `p` only (a load test's "5% of answers fail"); a request it
+//! spares goes on to the next matching fault, or to the real answer. The
+//! draws come from one seeded generator, so a run's rate is `p` but which
+//! request gets a fault depends on the order requests arrive in.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -64,6 +70,8 @@ pub struct Fault {
     /// `redirect_to` and completed per request).
     pub headers: Vec<(String, String)>,
     pub redirect_to: Option<String>,
+    /// Fire on a matching request with this probability; `None`: always.
+    pub chance: Option<f64>,
 }
 
 impl Fault {
@@ -80,6 +88,7 @@ impl Fault {
             action: Action::Respond,
             headers: Vec::new(),
             redirect_to: None,
+            chance: None,
         }
     }
 
@@ -245,6 +254,28 @@ impl Fault {
     pub fn times(mut self, times: usize) -> Self {
         self.times = Some(times);
         self
+    }
+
+    /// Fire on a matching request with probability `p` (0 to 1) only.
+    pub fn chance(mut self, p: f64) -> Self {
+        self.chance = Some(p.clamp(0.0, 1.0));
+        self
+    }
+
+    /// Whether this fault fires on a request it matches: always, or with
+    /// its chance.
+    pub fn fires(&self) -> bool {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static STATE: AtomicU64 = AtomicU64::new(0x9E37_79B9_7F4A_7C15);
+        let Some(p) = self.chance else {
+            return true;
+        };
+        // splitmix64 over a shared counter: uniform, lock-free, seeded.
+        let mut z = STATE.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        ((z >> 11) as f64 / (1u64 << 53) as f64) < p
     }
 
     pub fn matches(&self, method: &str, path: &str) -> bool {

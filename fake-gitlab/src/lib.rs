@@ -315,7 +315,7 @@ async fn front(State(app): State<App>, request: Request, next: Next) -> Response
         let mut faults = lock(&app.faults);
         faults
             .iter_mut()
-            .find(|f| f.matches(&method, &raw_path))
+            .find(|f| f.matches(&method, &raw_path) && f.fires())
             .map(|f| {
                 if let Some(t) = f.times.as_mut() {
                     *t -= 1;
