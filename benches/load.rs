@@ -7,6 +7,7 @@
 //! 3. The same with the fake failing 5% of GitLab requests (503 with
 //!    `Retry-After: 0`, 502 pages, 429, resets, bodies cut short), which the
 //!    server retries (every call here is a GET).
+//! 4. Phase 2 again, to compare the server's memory after the same load.
 //!
 //! Every call's answer is identifiable: most calls list page `N` of an
 //! issue list, `N` unique to the call, and the answer must say `page N/`;
@@ -17,7 +18,7 @@
 //! when its answer is another call's. The server's VmRSS is read from
 //! /proc before, between and after the phases.
 //!
-//! Run: `cargo bench --bench load` (full, about 2.5 minutes), or
+//! Run: `cargo bench --bench load` (full, about 5 minutes), or
 //! `cargo test --bench load` (a brief run that only checks it works).
 //! Results: BENCHMARKS.md.
 
@@ -122,6 +123,7 @@ impl Tally {
         if result.is_error == Some(true) {
             if faults && text.contains("the retries are spent") {
                 self.spent.fetch_add(1, Ordering::Relaxed);
+                example(format!("call {n} (retries spent): {text}"));
             } else {
                 self.wrong.fetch_add(1, Ordering::Relaxed);
                 example(format!("call {n}: {text}"));
@@ -288,7 +290,9 @@ async fn http(fake: &FakeGitLab, sizes: &Sizes) -> bool {
     let mut fine = true;
     let idle = rss_kib(pid);
     let counter = Arc::new(AtomicU64::new(1_000_000));
-    for faults in [false, true] {
+    // Clean, with faults, then clean again: memory after the third phase
+    // against the first shows whether it is flat.
+    for (phase, faults) in [false, true, false].into_iter().enumerate() {
         if faults {
             inject_faults(fake);
         }
@@ -332,7 +336,11 @@ async fn http(fake: &FakeGitLab, sizes: &Sizes) -> bool {
         let name = format!(
             "HTTP, {} clients{}",
             connected.load(Ordering::Relaxed),
-            if faults { ", 5% faults" } else { "" }
+            match (faults, phase) {
+                (true, _) => ", 5% faults",
+                (false, 0) => "",
+                (false, _) => ", again without faults",
+            }
         );
         fine &= tally.report(&name, elapsed, (before, after));
     }
