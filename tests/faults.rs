@@ -101,7 +101,7 @@ async fn a_429_with_retry_after_waits_as_told_unless_that_is_past_the_budget() {
         "{text}"
     );
     assert_eq!(sent(&h, "GET"), 1);
-    assert!(took < Duration::from_secs(1), "{took:?}");
+    assert!(took < Duration::from_secs(2), "{took:?}");
     // The application limit's JSON body is read too.
     h.fake.clear_faults();
     h.fake
@@ -328,7 +328,7 @@ async fn a_huge_answer_is_refused_unread_and_a_long_log_is_windowed() {
         "{text}"
     );
     assert!(
-        took < Duration::from_secs(2),
+        took < Duration::from_secs(3),
         "refused from its length: {took:?}"
     );
     // A 4 MiB log: its end, within the 64 KB cap, and how to read more.
@@ -387,7 +387,9 @@ async fn a_redirect_to_another_host_is_not_followed_and_carries_no_credential_th
                 .inject(Fault::redirect(status, &other.url()).on("GET", ISSUE));
             let (text, _) = timed_err(&h, get()).await;
             assert!(
-                text.contains(&format!("GitLab answered {status}")),
+                text.contains(&format!(
+                    "GitLab answered {status}, a redirect, not followed"
+                )) && text.contains("GITLAB_URL"),
                 "{text}"
             );
             assert!(

@@ -100,6 +100,8 @@ fn status_failure(call: &ValidatedCall, status: &StatusError, ctx: &Context) -> 
         503 => "GitLab is unavailable (maintenance or overload); try again shortly".to_string(),
         504 => "gateway timeout: GitLab took too long; try again, perhaps with a smaller page".to_string(),
         c if c >= 500 => "GitLab server error".to_string(),
+        // The client follows no redirect: the token must not go elsewhere.
+        300..=399 => "a redirect, not followed (no token goes to another address); check that GITLAB_URL is GitLab's own address".to_string(),
         _ => "unexpected status".to_string(),
     };
     let mut out = format!("{}: GitLab answered {code}, {meaning}.", heading(call));
