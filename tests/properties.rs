@@ -816,3 +816,46 @@ fn a_list_whose_first_item_is_over_the_cap_is_cut_to_the_cap() {
     assert!(text.len() <= 4096 + FOOTER_ALLOWANCE, "{}", text.len());
     assert!(text.contains("1 of 2 items shown"), "{text}");
 }
+
+/// A diff answer with more files than fit listed every file left out: an
+/// answer with 300 files was 18 KB for a 4 KB cap.
+#[test]
+fn the_files_left_out_of_a_diff_answer_are_listed_within_the_allowance() {
+    let case = rest_cases()
+        .iter()
+        .find(|c| {
+            matches!(c.action.returns, catalog::Returns::List(k) if k.diffs == catalog::Diffs::Itself)
+        })
+        .unwrap();
+    let diffs: Vec<Value> = (0..300)
+        .map(|i| {
+            let path = format!("src/some/longer/path/file_{i}.rs");
+            serde_json::json!({"new_path": path, "old_path": path, "diff": "+a\n".repeat(30)})
+        })
+        .collect();
+    let call = decode(case, case.example.clone()).unwrap();
+    let text = render_within(call, Value::Array(diffs.clone()), 4096);
+    assert!(text.len() <= 4096 + FOOTER_ALLOWANCE, "{}", text.len());
+    assert!(text.contains("more files not shown"), "{text}");
+    // Asking for a file that is not there lists the files, within bounds too.
+    let mut args = case.example.clone();
+    args.insert("file".into(), Value::String("nope.rs".into()));
+    let call = decode(case, args).unwrap();
+    let text = render_within(call, Value::Array(diffs), 4096);
+    assert!(text.len() <= 4096 + FOOTER_ALLOWANCE, "{}", text.len());
+}
+
+/// The note under an object cut to the cap named every shortened field
+/// in full: fields with long names made the note longer than the cap.
+#[test]
+fn the_note_under_a_shortened_object_is_bounded_whatever_its_field_names() {
+    let mut object = Map::new();
+    for i in 0..8 {
+        object.insert(
+            format!("{}{i}", "k".repeat(700)),
+            Value::String("v".repeat(200)),
+        );
+    }
+    let text = render_within(call_returning(false, true), Value::Object(object), 4096);
+    assert!(text.len() <= 4096 + FOOTER_ALLOWANCE, "{}", text.len());
+}

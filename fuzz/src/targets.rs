@@ -337,9 +337,10 @@ pub fn render(data: &[u8]) {
     let output = render::success(&call, &response, options);
     assert!(
         output.text.len() <= max_bytes + FOOTER_ALLOWANCE,
-        "{}.{}: {} bytes for a cap of {max_bytes}",
+        "{}.{}: {} bytes for a cap of {max_bytes}:\n{}",
         case.tool.name,
         case.action.name,
-        output.text.len()
+        output.text.len(),
+        output.text
     );
 }

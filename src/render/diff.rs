@@ -2,7 +2,12 @@
 //! then the unified diff. Within the cap; the files left out are listed
 //! with how to fetch one (`file`).
 
+use super::json::names_within;
 use super::tree::Node;
+
+/// Room for the names of the files a note or an error lists: a diff can
+/// have thousands of files.
+const FILE_NAMES_ROOM: usize = 500;
 
 /// Room kept for the note under a diff cut at the cap (its size and the
 /// cap, under 100 bytes) and the pagination line after it.
@@ -55,12 +60,13 @@ pub fn render(diffs: &[Node], file: Option<&str>, cap: usize) -> Result<String, 
         && chosen.is_empty()
     {
         let names: Vec<String> = diffs.iter().map(header).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
         return Err(format!(
             "no diff for `{f}` on this page; files here: {}",
             if names.is_empty() {
                 "none".to_string()
             } else {
-                names.join("; ")
+                names_within(&names, FILE_NAMES_ROOM)
             }
         ));
     }
@@ -94,11 +100,12 @@ pub fn render(diffs: &[Node], file: Option<&str>, cap: usize) -> Result<String, 
         }
     }
     if !left_out.is_empty() {
+        let names: Vec<&str> = left_out.iter().map(String::as_str).collect();
         out.push_str(&format!(
             "[cut at the {} KB response cap: {} more files not shown: {}. One file: \"file\": \"<path>\" beside action]\n",
             cap / 1024,
             left_out.len(),
-            left_out.join("; ")
+            names_within(&names, FILE_NAMES_ROOM)
         ));
     }
     if out.ends_with('\n') {

@@ -70,7 +70,7 @@ pub fn unknown_fields(items: &[&Node], view: &View) -> Option<String> {
 const NOTE_NAMES_ROOM: usize = 300;
 
 /// `a, b, c`, or as many as fit in `room` bytes and `… (N more)`.
-fn names_within(names: &[&str], room: usize) -> String {
+pub(super) fn names_within(names: &[&str], room: usize) -> String {
     let mut out = String::new();
     for (i, name) in names.iter().enumerate() {
         if out.len() + name.len() + 2 > room {
@@ -146,7 +146,7 @@ pub fn object_text(value: &mut Node, cap: usize) -> (String, Option<String>) {
             }
             *s = Cow::Owned(format!("{}…", &s[..keep]));
         }
-        cut.push(format!("`{key}` ({len} bytes)"));
+        cut.push(format!("`{}` ({len} bytes)", short_name(&key)));
         text = value.to_text();
     }
     if text.len() > cap {
@@ -166,14 +166,23 @@ pub fn object_text(value: &mut Node, cap: usize) -> (String, Option<String>) {
             )),
         );
     }
+    let cut: Vec<&str> = cut.iter().map(String::as_str).collect();
     (
         text,
         Some(format!(
             "[cut to the {} KB response cap: {} shortened]",
             cap / 1024,
-            cut.join(", ")
+            names_within(&cut, NOTE_NAMES_ROOM)
         )),
     )
+}
+
+/// A field name as a note shows it: at most 60 characters.
+fn short_name(name: &str) -> String {
+    match name.char_indices().nth(60) {
+        Some((end, _)) => format!("{}…", &name[..end]),
+        None => name.to_string(),
+    }
 }
 
 const ELLIPSIS: &str = "…";
