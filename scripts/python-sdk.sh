@@ -7,8 +7,9 @@
 # The SDK (`mcp` from PyPI) and its dependencies are pinned by
 # tests/python/requirements.txt and installed with `python3 -m venv` and pip
 # into .tools/python/ (git-ignored) the first time, then reused for as long
-# as that file is unchanged. The GitLab token is sent as a Private-Token
-# header: GITLAB_TOKEN, glpat-alice (the fake's) by default.
+# as that file and the machine's python3 are unchanged. The GitLab token is
+# sent as a Private-Token header: GITLAB_TOKEN, glpat-alice (the fake's) by
+# default.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -22,15 +23,18 @@ if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
 fi
 
 install() {
-    if [ -x "$python" ] && cmp -s "$requirements" "$venv/.installed-requirements"; then
+    command -v python3 >/dev/null || { echo "python-sdk: python3 is needed" >&2; exit 3; }
+    # The venv is rebuilt when the pins or the machine's Python change.
+    local stamp
+    stamp="$(cat "$requirements"; python3 -VV)"
+    if [ -x "$python" ] && [ "$stamp" = "$(cat "$venv/.installed" 2>/dev/null)" ]; then
         return 0
     fi
-    command -v python3 >/dev/null || { echo "python-sdk: python3 is needed" >&2; exit 3; }
     echo "python-sdk: installing the pinned SDK into $venv" >&2
     rm -rf "$venv"
     python3 -m venv "$venv"
     "$python" -m pip install --quiet --disable-pip-version-check --no-input -r "$requirements" >&2
-    cp "$requirements" "$venv/.installed-requirements"
+    printf '%s' "$stamp" >"$venv/.installed"
 }
 
 mkdir -p "$root/.tools"

@@ -45,7 +45,7 @@ async def run(url: str, mode: str, token: str) -> None:
     headers = {"Private-Token": token}
     async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0)) as http:
         transport = streamable_http_client(url, http_client=http)
-        async with Client(transport, mode=mode, client_info=None) as client:
+        async with Client(transport, mode=mode) as client:
             version = client.protocol_version
             if mode == "legacy":
                 assert version in HANDSHAKE_PROTOCOL_VERSIONS, f"legacy negotiated {version}"
