@@ -34,6 +34,7 @@ pub struct Action {
     /// Name, JSON text, location.
     pub fixed: Vec<(String, String, &'static str)>,
     pub check: Option<String>,
+    pub one_of: Vec<Vec<String>>,
     /// Where it came from, for messages.
     pub here: String,
 }
@@ -124,9 +125,18 @@ pub fn action(a: &ActionDef, known: &Known, file: &str) -> Action {
         );
     }
 
+    for group in &a.one_of {
+        for name in group {
+            if !params.iter().any(|p| p.name == *name) {
+                panic!("{here}: one_of names `{name}`, which is not a parameter of the action");
+            }
+        }
+    }
+
     Action {
         name: a.name.clone(),
         summary: a.summary.clone(),
+        one_of: a.one_of.clone(),
         rest: Some((method.to_string(), template.to_string())),
         handler: a.handler.clone(),
         // Every annotation must be written out: an entry cannot silently
@@ -205,6 +215,8 @@ pub fn help_action(tool: &ToolFile) -> Action {
                 allowed: tool.actions.iter().map(|a| a.name.clone()).collect(),
                 default: None,
                 format: None,
+                minimum: None,
+                maximum: None,
                 items: None,
                 style: None,
                 fields: Vec::new(),
@@ -215,6 +227,7 @@ pub fn help_action(tool: &ToolFile) -> Action {
         hints: Vec::new(),
         fixed: Vec::new(),
         check: None,
+        one_of: Vec::new(),
         here: format!("{} action `help`", tool.name),
     }
 }

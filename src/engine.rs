@@ -135,7 +135,8 @@ impl Engine {
         context: CallContext<'_>,
     ) -> Result<Outcome, UnknownTool> {
         let tool = self.find_tool(tool_name)?;
-        let call = match dispatch::decode(tool, self.tools, arguments) {
+        let web = context.target.api_root.trim_end_matches("/api/v4");
+        let call = match dispatch::decode(tool, self.tools, arguments, Some(web)) {
             Ok(call) => call,
             Err(error) => {
                 tracing::debug!(tool = tool.name, "invalid call");

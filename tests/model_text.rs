@@ -20,7 +20,7 @@ fn decode_error(tool: &str, args: Value) -> String {
     let Value::Object(map) = args else {
         panic!("arguments must be an object")
     };
-    match dispatch::decode(catalog::tool(tool).unwrap(), catalog::tools(), map) {
+    match dispatch::decode(catalog::tool(tool).unwrap(), catalog::tools(), map, None) {
         Ok(_) => panic!("{tool}: expected a decoding error"),
         Err(e) => e.to_string(),
     }
@@ -120,7 +120,7 @@ fn failure_text(tool: &str, args: Value, error: GitLabError, has_token: bool) ->
     let Value::Object(map) = args else {
         panic!("arguments must be an object")
     };
-    let call = dispatch::decode(catalog::tool(tool).unwrap(), catalog::tools(), map).unwrap();
+    let call = dispatch::decode(catalog::tool(tool).unwrap(), catalog::tools(), map, None).unwrap();
     let context = render::Context {
         has_token,
         attempts: 1,

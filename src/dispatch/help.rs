@@ -70,6 +70,9 @@ pub fn action_help(tool: &ToolSpec, action: &ActionSpec) -> String {
                 p.doc
             );
         }
+        if action.param("project_id").is_some() && action.param("url").is_none() {
+            out.push_str("  url (string): a GitLab web URL, or a reference such as group/project#42, in place of the parameters it holds.\n");
+        }
     }
     let _ = writeln!(out, "Example: {}", catalog::example_envelope(action));
     out
@@ -109,4 +112,37 @@ fn param_shape(p: &ParamSpec) -> String {
         let _ = write!(shape, "; default {default}");
     }
     shape
+}
+
+/// The parameters by name only, required ones starred:
+/// `Parameters (* required): project_id*, issue_iid*, fields`.
+pub fn param_index(action: &ActionSpec) -> String {
+    if action.params.is_empty() {
+        return "This action takes no parameters.".into();
+    }
+    let names: Vec<String> = action
+        .params
+        .iter()
+        .map(|p| format!("{}{}", p.name, if p.required { "*" } else { "" }))
+        .collect();
+    let url = if action.param("project_id").is_some() && action.param("url").is_none() {
+        "; or `url`, a GitLab web URL (or group/project#42) for the parameters it holds"
+    } else {
+        ""
+    };
+    format!("Parameters (* required): {}{url}.", names.join(", "))
+}
+
+/// `{"action": "help", "params": {"action": "get"}}`: where the full help is.
+pub fn help_pointer(action: &ActionSpec) -> String {
+    format!(
+        "Every parameter explained: {{\"action\": \"help\", \"params\": {{\"action\": \"{}\"}}}}.",
+        action.name
+    )
+}
+
+/// The tool's action names, in catalog order.
+pub fn action_index(tool: &ToolSpec) -> String {
+    let names: Vec<&str> = tool.actions.iter().map(|a| a.name).collect();
+    format!("Actions of {}: {}.", tool.name, names.join(", "))
 }

@@ -34,13 +34,25 @@ pub enum LineRange {
 /// A view key that does not fit the action, or a `lines` that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ViewProblem {
-    BadLines { given: String },
-    LinesBackwards { given: String },
+    BadLines {
+        given: String,
+    },
+    LinesBackwards {
+        given: String,
+    },
     LinesOnJson,
     FileWithoutDiffs,
     FieldsOnText,
     MaxItemsOnNonList,
-    MaxItemsRange { given: i64 },
+    MaxItemsRange {
+        given: i64,
+    },
+    /// A `fields` entry close to a field the answer's kind has.
+    UnknownField {
+        field: String,
+        kind: &'static str,
+        meant: &'static str,
+    },
 }
 
 impl fmt::Display for ViewProblem {
@@ -64,6 +76,10 @@ impl fmt::Display for ViewProblem {
             ),
             ViewProblem::MaxItemsOnNonList => f.write_str(
                 "`max_items` follows the pages of a list; this action answers one object or text",
+            ),
+            ViewProblem::UnknownField { field, kind, meant } => write!(
+                f,
+                "`fields`: `{field}` is not a field of {kind}; did you mean `{meant}`?"
             ),
             ViewProblem::MaxItemsRange { given } => write!(
                 f,
