@@ -254,10 +254,15 @@ fn every_rest_action_matches_gitlab_openapi_document() {
             }
         }
     }
+    // `CATALOG_ONLY=gitlab_issue` builds one tool file: the others' entries
+    // and the coverage of the whole catalog cannot be judged then.
+    let partial = option_env!("CATALOG_ONLY").is_some();
     for (id, x) in &exceptions {
         // A stale parameter of a matched action is reported above.
         let reported = x.params.is_some() && matched.contains(id);
-        if !used.contains(id) && !reported {
+        let tool = id.split('.').next().unwrap_or_default();
+        let absent = partial && catalog::tools().iter().all(|t| t.name != tool);
+        if !used.contains(id) && !reported && !absent {
             failures.push(format!(
                 "openapi_exceptions.txt:{}: {id} excuses nothing (no such REST action, or it matches GitLab now): remove it",
                 x.line
@@ -287,7 +292,7 @@ fn every_rest_action_matches_gitlab_openapi_document() {
         failures.join("\n")
     );
     assert!(
-        share >= COVERAGE_FLOOR,
+        partial || share >= COVERAGE_FLOOR,
         "coverage of GitLab's CE endpoints fell to {:.1} % (floor {:.1} %)",
         share * 100.0,
         COVERAGE_FLOOR * 100.0
