@@ -12,6 +12,10 @@ pub fn example_envelope(action: &ActionSpec) -> String {
     for p in action.params.iter().filter(|p| p.required) {
         params.insert(p.name.to_string(), example_value(p));
     }
+    // A diff-line comment needs one side's line (dispatch/checks/line_comment.rs).
+    if action.check == Some("line_comment") {
+        params.insert("line".into(), by_name("line").unwrap_or(Value::from(1)));
+    }
     let mut envelope = Map::new();
     envelope.insert("action".into(), Value::String(action.name.into()));
     envelope.insert("params".into(), Value::Object(params));

@@ -89,6 +89,24 @@ pub enum ParamProblem {
         name: &'static str,
         element: &'static str,
     },
+    /// Two parameters of which exactly one must be given: both were, or
+    /// neither.
+    ExactlyOne {
+        names: [&'static str; 2],
+        both: bool,
+    },
+    /// A line number below 1.
+    NotALine {
+        name: &'static str,
+        got: i64,
+    },
+    /// The end of a range before its start.
+    EndsBeforeStart {
+        name: &'static str,
+        end: i64,
+        start_name: &'static str,
+        start: i64,
+    },
     /// A problem with one object of an array parameter: `field` of element
     /// `index` (`actions[1].content`), or the element itself.
     Item {
@@ -132,7 +150,10 @@ impl ParamProblem {
             | ParamProblem::WrongType { name, .. }
             | ParamProblem::NotAllowed { name, .. }
             | ParamProblem::BadPathValue { name, .. }
-            | ParamProblem::Empty { name, .. } => Some(name),
+            | ParamProblem::Empty { name, .. }
+            | ParamProblem::NotALine { name, .. }
+            | ParamProblem::EndsBeforeStart { name, .. } => Some(name),
+            ParamProblem::ExactlyOne { .. } => None,
             ParamProblem::Item { param, .. } => Some(param),
         }
     }
@@ -228,6 +249,26 @@ impl fmt::Display for ParamProblem {
             ParamProblem::Empty { name, element } => {
                 write!(f, "`{name}` is empty: give at least one {element}")
             }
+            ParamProblem::ExactlyOne {
+                names: [a, b],
+                both: true,
+            } => write!(f, "`{a}` and `{b}` are both given: give exactly one"),
+            ParamProblem::ExactlyOne {
+                names: [a, b],
+                both: false,
+            } => write!(f, "neither `{a}` nor `{b}` is given: give exactly one"),
+            ParamProblem::NotALine { name, got } => {
+                write!(f, "`{name}` must be a line number, from 1; got {got}")
+            }
+            ParamProblem::EndsBeforeStart {
+                name,
+                end,
+                start_name,
+                start,
+            } => write!(
+                f,
+                "`{name}` ({end}) is before `{start_name}` ({start}): a range ends at or after its start"
+            ),
             ParamProblem::Item {
                 param,
                 index,
