@@ -113,6 +113,19 @@ pub enum ParamProblem {
         name: &'static str,
         element: &'static str,
     },
+    /// Two parameters of which exactly one must be given: both were, or
+    /// neither.
+    /// Two parameters of which at most one may be given.
+    BothGiven {
+        names: [&'static str; 2],
+    },
+    /// The end of a range before its start.
+    EndsBeforeStart {
+        name: &'static str,
+        end: i64,
+        start_name: &'static str,
+        start: i64,
+    },
     /// A problem with one object of an array parameter: `field` of element
     /// `index` (`actions[1].content`), or the element itself.
     Item {
@@ -161,7 +174,9 @@ impl ParamProblem {
             | ParamProblem::BadPathValue { name, .. }
             | ParamProblem::Format { name, .. }
             | ParamProblem::OutOfRange { name, .. }
-            | ParamProblem::Empty { name, .. } => Some(name),
+            | ParamProblem::Empty { name, .. }
+            | ParamProblem::EndsBeforeStart { name, .. } => Some(name),
+            ParamProblem::BothGiven { .. } => None,
             ParamProblem::Item { param, .. } => Some(param),
         }
     }
@@ -283,6 +298,18 @@ impl fmt::Display for ParamProblem {
             ParamProblem::Empty { name, element } => {
                 write!(f, "`{name}` is empty: give at least one {element}")
             }
+            ParamProblem::BothGiven { names: [a, b] } => {
+                write!(f, "`{a}` and `{b}` are both given: give one of them")
+            }
+            ParamProblem::EndsBeforeStart {
+                name,
+                end,
+                start_name,
+                start,
+            } => write!(
+                f,
+                "`{name}` ({end}) is before `{start_name}` ({start}): a range ends at or after its start"
+            ),
             ParamProblem::Item {
                 param,
                 index,

@@ -42,6 +42,8 @@ pub enum ViewProblem {
     },
     LinesOnJson,
     FileWithoutDiffs,
+    /// `file` beside `action` where the action has a `file` parameter.
+    FileIsAParam,
     FieldsOnText,
     MaxItemsOnNonList,
     MaxItemsRange {
@@ -70,6 +72,9 @@ impl fmt::Display for ViewProblem {
             ),
             ViewProblem::FileWithoutDiffs => f.write_str(
                 "`file` picks one file's diff from a diff answer (merge request `diffs`, commit `commit_diff`, `compare`); this action has none",
+            ),
+            ViewProblem::FileIsAParam => f.write_str(
+                "`file` is a parameter of this action: put it inside `params`, not beside `action`",
             ),
             ViewProblem::FieldsOnText => f.write_str(
                 "`fields` and `raw` apply to JSON answers; this action answers text: use `lines`",
@@ -123,7 +128,11 @@ pub fn check(view: &View, action: &ActionSpec) -> Vec<ViewProblem> {
         problems.push(ViewProblem::LinesOnJson);
     }
     if view.file.is_some() && !action.shows_diffs() {
-        problems.push(ViewProblem::FileWithoutDiffs);
+        if action.params.iter().any(|p| p.name == "file") {
+            problems.push(ViewProblem::FileIsAParam);
+        } else {
+            problems.push(ViewProblem::FileWithoutDiffs);
+        }
     }
     if is_text && (view.fields.is_some() || view.raw) {
         problems.push(ViewProblem::FieldsOnText);

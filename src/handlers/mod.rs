@@ -6,7 +6,9 @@
 //! registered below.
 
 mod artifact_list;
+mod line_comment;
 mod paging;
+mod review_context;
 mod upload;
 
 use std::future::Future;
@@ -118,6 +120,8 @@ impl Handler for Plain {}
 
 static REGISTRY: &[(&str, &dyn Handler)] = &[
     ("artifact_list", &artifact_list::ArtifactList),
+    ("line_comment", &line_comment::LineComment),
+    ("review_context", &review_context::ReviewContext),
     ("upload", &upload::Upload),
 ];
 
