@@ -90,6 +90,11 @@ pub struct ParamDef {
     /// GitLab runs `/command` lines of this text as quick actions.
     #[serde(default)]
     pub quick_actions: bool,
+    /// GitLab still accepts the parameter but documents it as deprecated.
+    #[serde(default)]
+    pub deprecated: bool,
+    /// The current parameter of the same action that replaces it.
+    pub replaced_by: Option<String>,
     pub doc: String,
 }
 

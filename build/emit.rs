@@ -222,8 +222,17 @@ fn param(out: &mut String, p: &NamedParamDef, here: &str) {
         .collect();
     writeln!(
         out,
-        "ParamSpec {{ name: {:?}, ty: ParamType::{ty}, location: Location::{location}, required: {}, allowed: &{:?}, default: {default}, format: {:?}, minimum: {:?}, maximum: {:?}, items: {items}, style: ArrayStyle::{style}, fields: &[{fields}], quick_actions: {}, doc: {:?} }},",
-        p.name, d.required, d.allowed, d.format, minimum, d.maximum, d.quick_actions, d.doc
+        "ParamSpec {{ name: {:?}, ty: ParamType::{ty}, location: Location::{location}, required: {}, allowed: &{:?}, default: {default}, format: {:?}, minimum: {:?}, maximum: {:?}, items: {items}, style: ArrayStyle::{style}, fields: &[{fields}], quick_actions: {}, deprecated: {}, replaced_by: {:?}, doc: {:?} }},",
+        p.name,
+        d.required,
+        d.allowed,
+        d.format,
+        minimum,
+        d.maximum,
+        d.quick_actions,
+        d.deprecated,
+        d.replaced_by,
+        d.doc
     )
     .unwrap();
 }

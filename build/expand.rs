@@ -125,6 +125,9 @@ pub fn action(a: &ActionDef, known: &Known, file: &str) -> Action {
         );
     }
 
+    for p in &params {
+        check_deprecation(p, &params, &here);
+    }
     for group in &a.one_of {
         for name in group {
             if !params.iter().any(|p| p.name == *name) {
@@ -221,6 +224,8 @@ pub fn help_action(tool: &ToolFile) -> Action {
                 style: None,
                 fields: Vec::new(),
                 quick_actions: false,
+                deprecated: false,
+                replaced_by: None,
                 doc: "The action to describe; omit to list every action.".into(),
             },
         }],
@@ -229,5 +234,27 @@ pub fn help_action(tool: &ToolFile) -> Action {
         check: None,
         one_of: Vec::new(),
         here: format!("{} action `help`", tool.name),
+    }
+}
+
+/// A deprecated parameter names its replacement, if any, among the current
+/// parameters of the same action.
+fn check_deprecation(p: &NamedParamDef, params: &[NamedParamDef], here: &str) {
+    let Some(current) = &p.def.replaced_by else {
+        return;
+    };
+    if !p.def.deprecated {
+        panic!("{here}: `{}` has replaced_by but is not deprecated", p.name);
+    }
+    match params.iter().find(|q| q.name == *current) {
+        None => panic!(
+            "{here}: `{}` is replaced_by `{current}`, which is not a parameter of the action",
+            p.name
+        ),
+        Some(q) if q.def.deprecated => panic!(
+            "{here}: `{}` is replaced_by `{current}`, which is deprecated too",
+            p.name
+        ),
+        Some(_) => {}
     }
 }

@@ -153,7 +153,11 @@ impl Engine {
             });
             return Ok(held);
         }
-        let output = self.carry_out(&call, context).await;
+        let mut output = self.carry_out(&call, context).await;
+        if !call.deprecated.is_empty() {
+            let notes: Vec<String> = call.deprecated.iter().map(|d| d.to_string()).collect();
+            output = output.with_note(&notes.join("; "));
+        }
         record(if output.is_error {
             CallOutcome::Error
         } else {

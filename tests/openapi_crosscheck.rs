@@ -7,6 +7,10 @@
 //! placeholders compared by position, whatever their names), every
 //! parameter GitLab requires is declared or fixed, and every parameter the
 //! action declares or fixes is one GitLab knows for that endpoint.
+//! The parameters are also complete: every parameter GitLab documents for
+//! the endpoint is declared (for the tools not in `PARAMS_PENDING`), and a
+//! parameter GitLab marks deprecated is declared `deprecated`, with the
+//! `replaced_by` GitLab names.
 //! Deliberate differences are listed, each with its reason, in
 //! `tests/data/openapi_exceptions.txt`.
 //!
@@ -27,6 +31,27 @@ const EXCEPTIONS: &str = include_str!("data/openapi_exceptions.txt");
 /// Raise it as coverage grows; it may only fall with a new document.
 const COVERAGE_FLOOR: f64 = 0.288;
 
+/// Tools whose actions do not yet declare every parameter GitLab documents.
+/// A tool leaves the list once it does; a new tool never joins it.
+const PARAMS_PENDING: &[&str] = &[
+    "gitlab_environment",
+    "gitlab_group",
+    "gitlab_issue",
+    "gitlab_label",
+    "gitlab_merge_request",
+    "gitlab_milestone",
+    "gitlab_package",
+    "gitlab_pipeline",
+    "gitlab_project",
+    "gitlab_release",
+    "gitlab_repository",
+    "gitlab_search",
+    "gitlab_snippet",
+    "gitlab_user",
+    "gitlab_variable",
+    "gitlab_wiki",
+];
+
 /// One parameter of a GitLab endpoint.
 struct GlParam {
     name: String,
@@ -40,6 +65,8 @@ struct Endpoint {
     path: String,
     ce: bool,
     params: Vec<GlParam>,
+    /// Deprecated parameters, with the one GitLab names in their place.
+    deprecated: HashMap<String, Option<String>>,
 }
 
 fn endpoints() -> Vec<Endpoint> {
@@ -63,6 +90,14 @@ fn endpoints() -> Vec<Endpoint> {
                         required: p[2].as_i64() == Some(1),
                     })
                     .collect(),
+                deprecated: e["deprecated"]
+                    .as_object()
+                    .map(|m| {
+                        m.iter()
+                            .map(|(k, v)| (k.clone(), v.as_str().map(str::to_owned)))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
             }
         })
         .collect()
@@ -139,7 +174,8 @@ fn exceptions() -> HashMap<String, Exception> {
 }
 
 /// What is wrong with `action` against `endpoint`, by parameter name.
-fn problems(action: &ActionSpec, endpoint: &Endpoint) -> Vec<(String, String)> {
+/// `complete`: every parameter GitLab documents must be declared.
+fn problems(action: &ActionSpec, endpoint: &Endpoint, complete: bool) -> Vec<(String, String)> {
     let mut declared: BTreeSet<&str> = action
         .params
         .iter()
@@ -160,23 +196,80 @@ fn problems(action: &ActionSpec, endpoint: &Endpoint) -> Vec<(String, String)> {
         .map(|p| base(&p.name))
         .collect();
     let mut out = Vec::new();
+    let mut missing = BTreeSet::new();
     for p in &endpoint.params {
-        if p.location != "path" && p.required && !declared.contains(base(&p.name)) {
+        let name = base(&p.name);
+        if p.location == "path" || declared.contains(name) {
+            continue;
+        }
+        if p.required {
             out.push((
-                base(&p.name).to_owned(),
+                name.to_owned(),
                 format!(
                     "GitLab requires `{}` ({}), not declared",
                     p.name, p.location
                 ),
             ));
+        } else if complete && missing.insert(name) {
+            out.push((
+                name.to_owned(),
+                format!("GitLab documents `{name}` ({}), not declared", p.location),
+            ));
         }
     }
+    out.extend(deprecation_problems(action, endpoint));
     for name in declared {
         if !known.contains(name) {
             out.push((
                 name.to_owned(),
                 format!("`{name}` is not a parameter GitLab knows here"),
             ));
+        }
+    }
+    out
+}
+
+/// A parameter GitLab marks deprecated is declared deprecated, replaced by
+/// the parameter GitLab names when the action has it; and the catalog marks
+/// nothing deprecated that GitLab does not.
+fn deprecation_problems(action: &ActionSpec, endpoint: &Endpoint) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for p in action
+        .params
+        .iter()
+        .filter(|p| p.location != Location::Path)
+    {
+        match (endpoint.deprecated.get(p.name), p.deprecated) {
+            (Some(current), false) => out.push((
+                p.name.to_owned(),
+                format!(
+                    "GitLab marks `{}` deprecated{}: declare it `deprecated`",
+                    p.name,
+                    current
+                        .as_deref()
+                        .map(|c| format!(" (use `{c}`)"))
+                        .unwrap_or_default()
+                ),
+            )),
+            (Some(Some(current)), true)
+                if action.param(current).is_some() && p.replaced_by != Some(current.as_str()) =>
+            {
+                out.push((
+                    p.name.to_owned(),
+                    format!(
+                        "GitLab replaces `{}` by `{current}`: say `replaced_by`",
+                        p.name
+                    ),
+                ))
+            }
+            (None, true) => out.push((
+                p.name.to_owned(),
+                format!(
+                    "`{}` is declared deprecated, GitLab's document does not say so",
+                    p.name
+                ),
+            )),
+            _ => {}
         }
     }
     out
@@ -218,10 +311,11 @@ fn every_rest_action_matches_gitlab_openapi_document() {
             for e in candidates {
                 served.insert((e.method.as_str(), e.path.as_str()));
             }
+            let complete = !PARAMS_PENDING.contains(&tool.name);
             // Paths that differ only in placeholder names: the closest one.
             let found = candidates
                 .iter()
-                .map(|e| (e, problems(action, e)))
+                .map(|e| (e, problems(action, e, complete)))
                 .min_by_key(|(_, p)| p.len())
                 .expect("at least one candidate");
             let (endpoint, found) = found;
@@ -243,7 +337,7 @@ fn every_rest_action_matches_gitlab_openapi_document() {
                 line,
             }) = exception
             {
-                let still = problems(action, endpoint);
+                let still = problems(action, endpoint, complete);
                 for p in list {
                     if !still.iter().any(|(name, _)| name == p) {
                         failures.push(format!(

@@ -43,6 +43,13 @@ What is extracted (one endpoint per line, sorted by path then method)
               list.  For object-typed body parameters the names of their
               properties follow as a sixth element.
     lifecycle "beta" or "experiment" when GitLab marks it so (optional)
+    deprecated  {name: replacement} for the parameters GitLab marks
+              deprecated (OpenAPI `deprecated: true`, or a description
+              that begins with "Deprecated", "[Deprecated ...]" or
+              "(deprecated)"); the replacement is the parameter the
+              description names ("Use `draft` instead", "See
+              allow_collaboration", "Renamed to internal"), or null when it
+              names none (optional)
 
 CE or EE
     The document does not mark the tier of most operations (only three
@@ -178,6 +185,29 @@ def body_params(op, schemas):
     return out
 
 
+DEPRECATED = re.compile(r"^\W*deprecated\b", re.I)
+REPLACEMENT = re.compile(r"\b(?:use|see|renamed to)\s+(?:the\s+)?[`:]?([a-z_][a-z0-9_]*)", re.I)
+
+
+def deprecations(op, schemas):
+    """The parameters GitLab marks deprecated, with what replaces each."""
+    found = {}
+    described = [(p["name"], p) for p in op.get("parameters", [])]
+    body = op.get("requestBody")
+    if body:
+        schema = next(iter(body["content"].values())).get("schema", {})
+        ref = schema.get("$ref")
+        if ref:
+            schema = schemas[ref.rsplit("/", 1)[1]]
+        described += list((schema.get("properties") or {}).items())
+    for name, p in described:
+        text = p.get("description") or ""
+        if p.get("deprecated") or DEPRECATED.search(text):
+            match = REPLACEMENT.search(text)
+            found[name] = match.group(1) if match else None
+    return found
+
+
 def expand(path):
     """`(-/)` marks an optional `-/` segment: both spellings are routes."""
     if "(-/)" in path:
@@ -206,6 +236,9 @@ def main(argv):
                 if op.get("x-gitlab-lifecycle"):
                     row["lifecycle"] = op["x-gitlab-lifecycle"]
                 row["params"] = params
+                deprecated = deprecations(op, schemas)
+                if deprecated:
+                    row["deprecated"] = deprecated
                 rows.append(row)
     rows.sort(key=lambda r: (r["path"], r["method"]))
     ce = sum(r["tier"] == "ce" for r in rows)

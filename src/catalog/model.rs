@@ -237,6 +237,10 @@ pub struct ParamSpec {
     pub fields: &'static [FieldSpec],
     /// GitLab runs lines of this text that start with `/` as quick actions.
     pub quick_actions: bool,
+    /// GitLab still accepts it but documents it as deprecated: the answer
+    /// says so, naming `replaced_by` when there is a current parameter.
+    pub deprecated: bool,
+    pub replaced_by: Option<&'static str>,
     pub doc: &'static str,
 }
 

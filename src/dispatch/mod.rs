@@ -8,6 +8,7 @@
 //! before answering.
 
 mod checks;
+mod deprecation;
 mod envelope;
 mod error;
 pub mod help;
@@ -21,6 +22,7 @@ use serde_json::{Map, Value};
 use crate::catalog::{ActionSpec, ParamSpec, ToolSpec};
 use crate::encoding;
 
+pub use deprecation::Deprecated;
 pub use envelope::{ENVELOPE_KEYS, Envelope};
 pub use error::{DecodeError, EnvelopeProblem, ItemProblem, ParamProblem};
 pub use view::{LineRange, View, ViewProblem};
@@ -37,6 +39,8 @@ pub struct ValidatedCall {
     pub view: View,
     /// What the caller said about safety: `confirm`, `quick_actions`.
     pub intent: Intent,
+    /// The deprecated parameters the call used, for the answer to name.
+    pub deprecated: Vec<Deprecated>,
 }
 
 /// The envelope's safety keys, judged by the server's policy.
@@ -112,6 +116,11 @@ pub fn decode(
             });
         }
     };
+    let deprecated = deprecation::used(action, &args).map_err(|problems| DecodeError::Params {
+        tool,
+        action,
+        problems,
+    })?;
     if let Some(check) = action.check {
         let problems = checks::find(check).problems(&args);
         if !problems.is_empty() {
@@ -131,6 +140,7 @@ pub fn decode(
             confirm: envelope.confirm,
             quick_actions: envelope.quick_actions,
         },
+        deprecated,
     })
 }
 

@@ -77,6 +77,12 @@ impl Output {
             structured: None,
         }
     }
+
+    /// A bracketed line after the answer, like the pagination line.
+    pub fn with_note(mut self, note: &str) -> Self {
+        self.text.push_str(&format!("\n[{note}]"));
+        self
+    }
 }
 
 /// The result of a successful answer, by what the action returns.
