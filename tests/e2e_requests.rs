@@ -157,7 +157,10 @@ async fn job_log_is_returned_as_text() {
             json!({"action": "job_log", "params": {"project_id": 1, "job_id": 101}}),
         )
         .await;
-    assert!(text.starts_with("Running with gitlab-runner"), "{text}");
+    assert!(
+        common::data(&text).starts_with("Running with gitlab-runner"),
+        "{text}"
+    );
     assert_eq!(
         h.only_request().line(),
         "GET /api/v4/projects/1/jobs/101/trace"

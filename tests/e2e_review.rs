@@ -461,7 +461,7 @@ unresolved threads (1 of 3 threads; first note, cut at 200 characters):
 ",
         url = h.fake.url()
     );
-    assert_eq!(text, expected);
+    assert_eq!(common::data(&text), expected.trim_end());
     let mut lines: Vec<String> = h.requests().iter().map(|r| r.line()).collect();
     lines.sort();
     assert_eq!(

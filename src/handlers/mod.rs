@@ -55,7 +55,9 @@ impl Gitlab<'_> {
             connect_timeout_secs: settings.connect_timeout.as_secs(),
             request_timeout_secs: settings.request_timeout.as_secs(),
         };
-        Output::error(render::failure(call, &failed.error, &context))
+        // GitLab's messages can quote what its users wrote.
+        let text = render::failure(call, &failed.error, &context);
+        Output::error(render::untrusted::escape(&text).into_owned())
     }
 }
 

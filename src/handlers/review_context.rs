@@ -491,8 +491,13 @@ fn render(
             "unresolved_threads": &thread_lines[..threads_shown],
         })
     });
+    // One answer woven from several reads: framed as a whole.
+    let mut structured = structured;
+    if let Some(value) = structured.as_mut() {
+        crate::render::untrusted::escape_value(value);
+    }
     Output {
-        text: out,
+        text: crate::render::untrusted::frame(&out),
         is_error: false,
         structured,
     }

@@ -124,7 +124,7 @@ pub fn object_text(value: &mut Node, cap: usize) -> (String, Option<String>) {
         text,
         Some(format!(
             "[cut to the {} KB response cap: {} shortened]",
-            cap / 1024,
+            cap.div_ceil(1024),
             cut.join(", ")
         )),
     )

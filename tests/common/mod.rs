@@ -157,3 +157,15 @@ impl<C: ClientHandler> Harness<C> {
         self.client.cancel().await.expect("client stops");
     }
 }
+
+/// What GitLab sent, from inside an answer's `⟦`…`⟧` frame; panics when
+/// the answer has no frame.
+pub fn data(text: &str) -> &str {
+    let start = text
+        .find("⟦\n")
+        .unwrap_or_else(|| panic!("no ⟦ frame in: {text}"));
+    let end = text
+        .rfind("⟧")
+        .unwrap_or_else(|| panic!("no ⟧ frame end in: {text}"));
+    text[start + "⟦\n".len()..end].trim_end_matches('\n')
+}
