@@ -14,6 +14,7 @@ use crate::config::Config;
 use crate::dispatch::{self, DecodeError, ValidatedCall, help};
 use crate::gitlab::{Client, Target};
 pub use crate::handlers::Progress;
+use crate::handlers::lockdown::Screen;
 use crate::handlers::{self, Gitlab};
 use crate::metrics::{self, CallOutcome};
 use crate::policy::{Policy, quick_actions};
@@ -199,15 +200,21 @@ impl Engine {
         match &call.action.route {
             Route::Local(Local::Help) => Output::ok(help_text(call)),
             Route::Rest(route) => {
+                let screen = self.policy.lockdown.map(Screen::new);
                 let gitlab = Gitlab {
                     client: &self.client,
                     target: context.target,
                     render: self.render,
                     progress: context.progress,
+                    screen: screen.as_ref(),
                 };
-                handlers::for_action(call.action)
+                let output = handlers::for_action(call.action)
                     .run(call, route, &gitlab)
-                    .await
+                    .await;
+                match screen.as_ref().and_then(Screen::note) {
+                    Some(note) => output.with_note(&note),
+                    None => output,
+                }
             }
         }
     }

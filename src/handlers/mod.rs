@@ -7,6 +7,7 @@
 
 mod artifact_list;
 mod line_comment;
+pub mod lockdown;
 mod paging;
 mod review_context;
 mod upload;
@@ -32,11 +33,22 @@ pub struct Gitlab<'a> {
     pub target: &'a Target,
     pub render: render::Options,
     pub progress: Option<&'a dyn Progress>,
+    /// Lockdown's screen, when the operator turned it on.
+    pub screen: Option<&'a lockdown::Screen>,
 }
 
 impl Gitlab<'_> {
+    /// One request; with lockdown on, its answer comes back screened.
     pub async fn send(&self, request: &HttpRequest) -> Result<Response, Failed> {
-        self.client.send(self.target, request).await
+        let response = self.client.send(self.target, request).await?;
+        Ok(match self.screen {
+            Some(screen) => {
+                screen
+                    .screen(self.client, self.target, request, response)
+                    .await
+            }
+            None => response,
+        })
     }
 
     pub fn progress(&self, done: f64, total: Option<f64>, message: &str) {
