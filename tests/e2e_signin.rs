@@ -50,7 +50,8 @@ async fn server(
         ("GITLAB_MCP_PUBLIC_URL", public_url.as_str()),
     ];
     env.extend_from_slice(extra_env);
-    HttpServer::spawn(command(fake, &env, &["--http", &addr])).await
+    // Ready when /healthz answers: at quiet log levels the address is not logged.
+    HttpServer::spawn_on(command(fake, &env, &["--http", &addr]), &addr).await
 }
 
 fn register_app(fake: &FakeGitLab, public: u16) {
@@ -413,6 +414,142 @@ async fn sign_in_call_refresh_and_revoke() {
         !server.stderr_text().contains("gmcp1."),
         "no token in the logs"
     );
+}
+
+/// The secrets a sign-in handled: GitLab's codes, tokens and refresh
+/// tokens as the fake saw them, in headers and in `/oauth/token` bodies.
+fn gitlab_secrets(fake: &FakeGitLab) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in fake.requests() {
+        if let Some(token) = r
+            .authorization
+            .as_deref()
+            .and_then(|a| a.strip_prefix("Bearer "))
+        {
+            out.push(token.to_string());
+        }
+        if r.raw_path.starts_with("/oauth/") {
+            for pair in r.body.split('&') {
+                if let Some((k, v)) = pair.split_once('=')
+                    && [
+                        "code",
+                        "refresh_token",
+                        "client_secret",
+                        "code_verifier",
+                        "token",
+                    ]
+                    .contains(&k)
+                {
+                    out.push(gitlab_mcp::encoding::percent_decode(v));
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[tokio::test]
+async fn no_secret_of_the_sign_in_reaches_logs_metrics_or_answers_at_any_log_level() {
+    for level in ["error", "warn", "info", "debug", "trace"] {
+        let fake = FakeGitLab::start().await;
+        let port = free_port();
+        register_app(&fake, port);
+        let server = server(
+            &fake,
+            port,
+            port,
+            KEY,
+            &[("RUST_LOG", level), ("GITLAB_MCP_LOG_FORMAT", "json")],
+        )
+        .await;
+        let flow = Flow::discover_and_register(&server, &fake).await;
+        let code = flow.code_for("alice").await;
+        let tokens: Value = flow
+            .exchange(&code, &flow.verifier)
+            .await
+            .json()
+            .await
+            .unwrap();
+        let access = tokens["access_token"].as_str().unwrap().to_string();
+        let refresh = tokens["refresh_token"].as_str().unwrap().to_string();
+        let mut answers = String::new();
+        answers.push_str(&whoami(&server.mcp_url(), &access).await.0);
+        // A replayed code, a refresh, a replayed refresh, a forged token.
+        answers.push_str(
+            &flow
+                .exchange(&code, &flow.verifier)
+                .await
+                .text()
+                .await
+                .unwrap(),
+        );
+        let refreshed: Value = flow.refresh(&refresh).await.json().await.unwrap();
+        let access2 = refreshed["access_token"].as_str().unwrap().to_string();
+        answers.push_str(&flow.refresh(&refresh).await.text().await.unwrap());
+        let forged = format!("{}x", &access2[..access2.len() - 1]);
+        answers.push_str(&mcp_status(&server.mcp_url(), &forged).await.1);
+        answers.push_str(&whoami(&server.mcp_url(), &access2).await.0);
+        let revoked = raw()
+            .post(format!("{}/revoke", flow.base))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(form(&[("token", access2.as_str())]))
+            .send()
+            .await
+            .unwrap();
+        answers.push_str(&revoked.text().await.unwrap());
+        answers.push_str(&whoami(&server.mcp_url(), &access2).await.0);
+        let metrics = raw()
+            .get(format!("{}/metrics", server.url))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+
+        let mut secrets = gitlab_secrets(&fake);
+        assert!(
+            secrets.len() >= 4,
+            "GitLab's code, tokens and refresh tokens: {secrets:?}"
+        );
+        secrets.extend(
+            [
+                KEY,
+                APP_SECRET,
+                &code,
+                &flow.verifier,
+                &access,
+                &refresh,
+                &access2,
+                &forged,
+            ]
+            .map(str::to_string),
+        );
+        if let Some(r) = refreshed["refresh_token"].as_str() {
+            secrets.push(r.to_string());
+        }
+        let stderr = server.stderr_text();
+        server.terminate().await;
+        for (what, text) in [
+            ("stderr", &stderr),
+            ("metrics", &metrics),
+            ("answers", &answers),
+        ] {
+            for secret in &secrets {
+                assert!(
+                    !text.contains(secret.as_str()),
+                    "{level}: {what} holds a secret ({} characters)",
+                    secret.len()
+                );
+            }
+        }
+        assert!(
+            answers.contains("\"username\":\"alice\""),
+            "the flow ran: {answers}"
+        );
+    }
 }
 
 #[tokio::test]
