@@ -109,41 +109,42 @@ async fn stdio_session(fake: &FakeGitLab, level: &str, format: &str) -> (String,
     let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut stderr = child.stderr.take().unwrap();
     let mut out = String::new();
-    let mut send = async |message: Value, answer: bool| {
-        stdin
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .unwrap();
-        if answer {
-            let line = tokio::time::timeout(Duration::from_secs(30), stdout.next_line())
+    {
+        let mut send = async |message: Value, answer: bool| {
+            stdin
+                .write_all(format!("{message}\n").as_bytes())
                 .await
-                .expect("an answer in time")
-                .unwrap()
-                .expect("a line");
-            let parsed: Value = serde_json::from_str(&line).expect("stdout is JSON-RPC");
-            assert_eq!(parsed["jsonrpc"], "2.0");
-            out.push_str(&line);
-            out.push('\n');
-        }
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "secrets", "version": "1"}}}),
-        true,
-    )
-    .await;
-    send(
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        false,
-    )
-    .await;
-    for (id, (tool, arguments)) in calls().into_iter().enumerate() {
+                .unwrap();
+            if answer {
+                let line = tokio::time::timeout(Duration::from_secs(30), stdout.next_line())
+                    .await
+                    .expect("an answer in time")
+                    .unwrap()
+                    .expect("a line");
+                let parsed: Value = serde_json::from_str(&line).expect("stdout is JSON-RPC");
+                assert_eq!(parsed["jsonrpc"], "2.0");
+                out.push_str(&line);
+                out.push('\n');
+            }
+        };
         send(
-            json!({"jsonrpc": "2.0", "id": id + 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}),
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "secrets", "version": "1"}}}),
             true,
         )
         .await;
+        send(
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            false,
+        )
+        .await;
+        for (id, (tool, arguments)) in calls().into_iter().enumerate() {
+            send(
+                json!({"jsonrpc": "2.0", "id": id + 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}),
+                true,
+            )
+            .await;
+        }
     }
-    drop(send);
     drop(stdin);
     let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
     let mut err = String::new();
