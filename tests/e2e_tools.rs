@@ -109,6 +109,12 @@ fn one_call_per_tool() -> Vec<(&'static str, Value, &'static str, &'static str)>
             "GET /api/v4/projects/1/packages",
             "\"name\":\"acme-api-client\"",
         ),
+        (
+            "gitlab_instance",
+            json!({"action": "metadata", "params": {}}),
+            "GET /api/v4/metadata",
+            "\"version\":\"19.5.0-pre\"",
+        ),
     ]
 }
 

@@ -117,6 +117,16 @@ fn corpus() -> Vec<(&'static str, Value, &'static str)> {
             "did you mean `user_id`?",
         ),
         (
+            "gitlab_instance",
+            json!({"action": "topic_get", "params": {"id": 3}}),
+            "did you mean `topic_id`?",
+        ),
+        (
+            "gitlab_instance",
+            json!({"action": "settings_update", "params": {"signup_enable": true}}),
+            "did you mean `signup_enabled`?",
+        ),
+        (
             "gitlab_label",
             json!({"action": "create", "params": {"project_id": "g/p", "label": "bug", "color": "#ff0000"}}),
             "`name`",

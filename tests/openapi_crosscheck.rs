@@ -47,7 +47,6 @@ const PARAMS_PENDING: &[&str] = &[
     "gitlab_repository",
     "gitlab_search",
     "gitlab_snippet",
-    "gitlab_user",
     "gitlab_variable",
     "gitlab_wiki",
 ];

@@ -56,7 +56,7 @@ async fn check(server_args: &[&str]) {
         };
         for step in [
             format!("ok {mode} protocol {protocol}"),
-            format!("ok {mode} tools/list 16 gitlab_* tools"),
+            format!("ok {mode} tools/list 17 gitlab_* tools"),
             format!("ok {mode} gitlab_issue get iid 3"),
             format!("ok {mode} wrong parameter refused, names issue_iid"),
         ] {

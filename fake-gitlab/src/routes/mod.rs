@@ -1,10 +1,12 @@
 //! The endpoints, by resource, and what they share: the request context,
 //! visibility and permission checks as GitLab applies them.
 
+mod accounts;
 mod ci;
 mod content;
 pub mod discussions;
 mod groups_users;
+mod instance;
 mod issues;
 mod merge_requests;
 mod oauth;
@@ -38,6 +40,8 @@ pub fn routes() -> Router<App> {
         .merge(content::routes())
         .merge(groups_users::routes())
         .merge(oauth::routes())
+        .merge(instance::routes())
+        .merge(accounts::routes())
         .route("/documents/{name}", axum::routing::get(document))
 }
 
