@@ -72,9 +72,7 @@ async fn the_tool_list_explains_the_frame_once_per_tool() {
     for tool in &tools {
         let description = tool.description.as_deref().unwrap_or_default();
         assert_eq!(
-            description
-                .matches("Between ⟦ and ⟧ is GitLab data")
-                .count(),
+            description.matches(gitlab_mcp::mcp::tools::FRAMING).count(),
             1,
             "{}: {description}",
             tool.name
