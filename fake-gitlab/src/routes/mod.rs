@@ -1,6 +1,7 @@
 //! The endpoints, by resource, and what they share: the request context,
 //! visibility and permission checks as GitLab applies them.
 
+mod approvals;
 mod ci;
 mod content;
 pub mod discussions;
@@ -11,6 +12,7 @@ mod oauth;
 mod pipelines;
 mod projects;
 pub mod repository;
+mod timeline;
 
 use axum::Router;
 use axum::body::to_bytes;
@@ -37,6 +39,8 @@ pub fn routes() -> Router<App> {
         .merge(ci::routes())
         .merge(content::routes())
         .merge(groups_users::routes())
+        .merge(approvals::routes())
+        .merge(timeline::routes())
         .merge(oauth::routes())
         .route("/documents/{name}", axum::routing::get(document))
 }
