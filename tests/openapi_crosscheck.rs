@@ -36,10 +36,6 @@ const COVERAGE_FLOOR: f64 = 0.288;
 const PARAMS_PENDING: &[&str] = &[
     "gitlab_environment",
     "gitlab_group",
-    "gitlab_issue",
-    "gitlab_label",
-    "gitlab_merge_request",
-    "gitlab_milestone",
     "gitlab_package",
     "gitlab_pipeline",
     "gitlab_project",

@@ -167,7 +167,8 @@ fn param_shape(p: &ParamSpec) -> String {
 
 /// The parameters by name only, required ones starred:
 /// `Parameters (* required): project_id*, issue_iid*, fields`.
-/// How many parameter names an error's index shows before "and N more".
+/// How many parameter or action names an error's index shows before "and
+/// N more".
 const INDEX_NAMES: usize = 24;
 
 pub fn param_index(action: &ActionSpec) -> String {
@@ -210,8 +211,17 @@ pub fn help_pointer(action: &ActionSpec) -> String {
     )
 }
 
-/// The tool's action names, in catalog order.
+/// The tool's action names, in catalog order (the main ones come first),
+/// up to the cap: the tool's `action` enum already lists them all.
 pub fn action_index(tool: &ToolSpec) -> String {
     let names: Vec<&str> = tool.actions.iter().map(|a| a.name).collect();
-    format!("Actions of {}: {}.", tool.name, names.join(", "))
+    if names.len() <= INDEX_NAMES {
+        return format!("Actions of {}: {}.", tool.name, names.join(", "));
+    }
+    format!(
+        "Actions of {}: {}, and {} more ({{\"action\": \"help\"}} lists every one).",
+        tool.name,
+        names[..INDEX_NAMES].join(", "),
+        names.len() - INDEX_NAMES
+    )
 }

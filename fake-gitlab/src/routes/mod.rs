@@ -2,6 +2,7 @@
 //! visibility and permission checks as GitLab applies them.
 
 mod accounts;
+mod approvals;
 mod ci;
 mod content;
 pub mod discussions;
@@ -13,6 +14,7 @@ mod oauth;
 mod pipelines;
 mod projects;
 pub mod repository;
+mod timeline;
 
 use axum::Router;
 use axum::body::to_bytes;
@@ -39,6 +41,8 @@ pub fn routes() -> Router<App> {
         .merge(ci::routes())
         .merge(content::routes())
         .merge(groups_users::routes())
+        .merge(approvals::routes())
+        .merge(timeline::routes())
         .merge(oauth::routes())
         .merge(instance::routes())
         .merge(accounts::routes())
