@@ -2,7 +2,9 @@
 //! visibility and permission checks as GitLab applies them.
 
 mod ci;
+mod ci_settings;
 mod content;
+mod content_admin;
 pub mod discussions;
 mod groups_users;
 mod issues;
@@ -11,6 +13,7 @@ mod oauth;
 mod pipelines;
 mod projects;
 pub mod repository;
+mod repository_stats;
 
 use axum::Router;
 use axum::body::to_bytes;
@@ -35,6 +38,9 @@ pub fn routes() -> Router<App> {
         .merge(pipelines::routes())
         .merge(repository::routes())
         .merge(ci::routes())
+        .merge(ci_settings::routes())
+        .merge(repository_stats::routes())
+        .merge(content_admin::routes())
         .merge(content::routes())
         .merge(groups_users::routes())
         .merge(oauth::routes())
