@@ -4,7 +4,9 @@
 mod accounts;
 mod approvals;
 mod ci;
+mod ci_settings;
 mod content;
+mod content_admin;
 pub mod discussions;
 mod groups_users;
 mod instance;
@@ -14,6 +16,7 @@ mod oauth;
 mod pipelines;
 mod projects;
 pub mod repository;
+mod repository_stats;
 mod timeline;
 
 use axum::Router;
@@ -39,6 +42,9 @@ pub fn routes() -> Router<App> {
         .merge(pipelines::routes())
         .merge(repository::routes())
         .merge(ci::routes())
+        .merge(ci_settings::routes())
+        .merge(repository_stats::routes())
+        .merge(content_admin::routes())
         .merge(content::routes())
         .merge(groups_users::routes())
         .merge(approvals::routes())
