@@ -1,6 +1,7 @@
 //! The endpoints, by resource, and what they share: the request context,
 //! visibility and permission checks as GitLab applies them.
 
+mod administration;
 mod ci;
 mod content;
 pub mod discussions;
@@ -37,6 +38,7 @@ pub fn routes() -> Router<App> {
         .merge(ci::routes())
         .merge(content::routes())
         .merge(groups_users::routes())
+        .merge(administration::routes())
         .merge(oauth::routes())
         .route("/documents/{name}", axum::routing::get(document))
 }
