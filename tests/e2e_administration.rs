@@ -1,8 +1,7 @@
 //! Project and group administration end to end, one call per kind of
 //! answer these actions return: the exact request the fake received and
 //! what the client saw (a token's secret shown once, a mirror's masked
-//! credentials, a public key as text, deliveries without their bodies in a
-//! list).
+//! credentials, deliveries without their bodies in a list).
 
 mod common;
 
@@ -63,7 +62,7 @@ fn cases() -> Vec<Case> {
             shows: &["*****:*****@mirror.acme.example", "\"enabled\":true"],
             hides: &["s3cret"],
         },
-        // text: a mirror's public key
+        // public_key
         Case {
             tool: "gitlab_project",
             call: json!({"action": "mirror_public_key", "params": {"project_id": 1, "mirror_id": 7}}),
