@@ -2,6 +2,7 @@
 //! visibility and permission checks as GitLab applies them.
 
 mod accounts;
+mod administration;
 mod approvals;
 mod ci;
 mod ci_settings;
@@ -49,6 +50,7 @@ pub fn routes() -> Router<App> {
         .merge(groups_users::routes())
         .merge(approvals::routes())
         .merge(timeline::routes())
+        .merge(administration::routes())
         .merge(oauth::routes())
         .merge(instance::routes())
         .merge(accounts::routes())
