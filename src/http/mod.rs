@@ -5,8 +5,11 @@
 //! (`credentials.rs`: its own GitLab token, the endpoint secret, or a
 //! refusal with a pointer to the protected-resource metadata), and the
 //! concurrency bounds (`limits.rs`). Only then does rmcp see it, with the
-//! request's `Target` in its extensions. Nothing is kept between requests,
-//! so any number of instances can serve behind a plain load balancer.
+//! request's `Target` in its extensions. A refusal is sent once the
+//! request's body is read (within the body bound and a short time), else
+//! with `Connection: close`: the connection stays usable, as OAuth
+//! discovery after a 401 needs. Nothing is kept between requests, so any
+//! number of instances can serve behind a plain load balancer.
 
 mod credentials;
 mod guard;
