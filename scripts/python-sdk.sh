@@ -4,6 +4,12 @@
 #
 #   scripts/python-sdk.sh URL [--mode auto|2026-07-28|legacy ...]
 #
+# or, with --oauth first, signs in with GitLab through the SDK's OAuth client
+# (tests/python/sdk_oauth.py; the server must have sign-in on):
+#
+#   scripts/python-sdk.sh --oauth URL [--auth none|client_secret_basic|client_secret_post ...]
+#       [--user alice] [--client-metadata-url URL --redirect-uri URI]
+#
 # The SDK (`mcp` from PyPI) and its dependencies are pinned by
 # tests/python/requirements.txt and installed with `python3 -m venv` and pip
 # into .tools/python/ (git-ignored) the first time, then reused for as long
@@ -17,8 +23,15 @@ requirements="$root/tests/python/requirements.txt"
 venv="$root/.tools/python"
 python="$venv/bin/python"
 
+client="$root/tests/python/sdk_client.py"
+if [ "${1:-}" = "--oauth" ]; then
+    client="$root/tests/python/sdk_oauth.py"
+    shift
+fi
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
     echo "usage: $0 URL [--mode auto|2026-07-28|legacy ...]" >&2
+    echo "       $0 --oauth URL [--auth none|client_secret_basic|client_secret_post ...] [--user NAME]" >&2
+    echo "           [--client-metadata-url URL --redirect-uri URI]" >&2
     exit 2
 fi
 
@@ -44,4 +57,4 @@ flock 9
 install
 flock -u 9
 
-exec "$python" "$root/tests/python/sdk_client.py" "$@"
+exec "$python" "$client" "$@"

@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use common::Lifecycle;
 use common::http::{HttpServer, command, raw};
+use common::signin::{APP_ID, APP_SECRET, KEY, free_port, gitlab_secrets, register_app, server};
 use fake_gitlab::FakeGitLab;
-use fake_gitlab::oauth::{OAuthApp, s256};
+use fake_gitlab::oauth::s256;
 use gitlab_mcp::signin::Sealer;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -19,49 +20,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientServiceExt, RoleClient};
 use serde_json::{Value, json};
 
-const KEY: &str = "test-sealing-key-0123456789abcdef0123456789";
-const APP_ID: &str = "gitlab-application-id";
-const APP_SECRET: &str = "gitlab-application-secret";
 const REDIRECT: &str = "http://127.0.0.1:9/callback";
-
-/// A port nothing listens on now, for a public URL known before start.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A sign-in server on `port`, its public URL `http://127.0.0.1:<public>`.
-async fn server(
-    fake: &FakeGitLab,
-    port: u16,
-    public: u16,
-    key: &str,
-    extra_env: &[(&str, &str)],
-) -> HttpServer {
-    let public_url = format!("http://127.0.0.1:{public}");
-    let addr = format!("127.0.0.1:{port}");
-    let mut env = vec![
-        ("GITLAB_OAUTH_CLIENT_ID", APP_ID),
-        ("GITLAB_OAUTH_CLIENT_SECRET", APP_SECRET),
-        ("GITLAB_MCP_TOKEN_KEY", key),
-        ("GITLAB_MCP_PUBLIC_URL", public_url.as_str()),
-    ];
-    env.extend_from_slice(extra_env);
-    // Ready when /healthz answers: at quiet log levels the address is not logged.
-    HttpServer::spawn_on(command(fake, &env, &["--http", &addr]), &addr).await
-}
-
-fn register_app(fake: &FakeGitLab, public: u16) {
-    fake.register_oauth_app(OAuthApp {
-        client_id: APP_ID.into(),
-        client_secret: Some(APP_SECRET.into()),
-        redirect_uris: vec![format!("http://127.0.0.1:{public}/oauth/callback")],
-        scopes: vec!["api".into(), "read_api".into()],
-    });
-}
 
 fn location(r: &reqwest::Response) -> String {
     r.headers()["location"].to_str().unwrap().to_string()
@@ -416,40 +375,6 @@ async fn sign_in_call_refresh_and_revoke() {
     );
 }
 
-/// The secrets a sign-in handled: GitLab's codes, tokens and refresh
-/// tokens as the fake saw them, in headers and in `/oauth/token` bodies.
-fn gitlab_secrets(fake: &FakeGitLab) -> Vec<String> {
-    let mut out = Vec::new();
-    for r in fake.requests() {
-        if let Some(token) = r
-            .authorization
-            .as_deref()
-            .and_then(|a| a.strip_prefix("Bearer "))
-        {
-            out.push(token.to_string());
-        }
-        if r.raw_path.starts_with("/oauth/") {
-            for pair in r.body.split('&') {
-                if let Some((k, v)) = pair.split_once('=')
-                    && [
-                        "code",
-                        "refresh_token",
-                        "client_secret",
-                        "code_verifier",
-                        "token",
-                    ]
-                    .contains(&k)
-                {
-                    out.push(gitlab_mcp::encoding::percent_decode(v));
-                }
-            }
-        }
-    }
-    out.sort();
-    out.dedup();
-    out
-}
-
 #[tokio::test]
 async fn no_secret_of_the_sign_in_reaches_logs_metrics_or_answers_at_any_log_level() {
     for level in ["error", "warn", "info", "debug", "trace"] {
@@ -642,8 +567,24 @@ async fn replays_and_forgeries_fail_before_gitlab() {
     assert_eq!(r.status(), 403);
 
     fake.clear_requests();
-    let good = flow.sign_in("alice").await.access;
+    let signed_in = flow.sign_in("alice").await;
+    let good = signed_in.access.clone();
     fake.clear_requests();
+    // A refresh naming another resource (RFC 8707): refused here.
+    let r = raw()
+        .post(format!("{}/token", flow.base))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form(&[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", signed_in.refresh.as_deref().unwrap()),
+            ("client_id", flow.client_id.as_str()),
+            ("resource", "https://other.example/mcp"),
+        ]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(r.json::<Value>().await.unwrap()["error"], "invalid_target");
     // Tokens this server must refuse, with nothing sent to GitLab.
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
