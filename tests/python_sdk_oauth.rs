@@ -23,6 +23,10 @@ use common::signin::{APP_SECRET, KEY, free_port, gitlab_secrets, register_app, s
 use fake_gitlab::FakeGitLab;
 use serde_json::json;
 
+fn tool_count() -> usize {
+    gitlab_mcp::catalog::tools().len()
+}
+
 async fn sdk_oauth(args: &[&str]) -> Output {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/python-sdk.sh");
     let output = tokio::process::Command::new("bash")
@@ -31,6 +35,7 @@ async fn sdk_oauth(args: &[&str]) -> Output {
         .args(args)
         // The SDK has no token but the one it signs in for.
         .env_remove("GITLAB_TOKEN")
+        .env("EXPECTED_TOOLS", tool_count().to_string())
         .kill_on_drop(true)
         .output();
     tokio::time::timeout(Duration::from_secs(600), output)
@@ -47,7 +52,7 @@ fn steps(label: &str, redirect_host: &str) -> Vec<String> {
         "GitLab sent the browser back".into(),
         "redirected to the client with code, state and iss".into(),
         "signed in, protocol 2026-07-28".into(),
-        "tools/list 16 gitlab_* tools".into(),
+        format!("tools/list {} gitlab_* tools", tool_count()),
         "gitlab_user current is alice".into(),
         "refreshed, gitlab_user current is still alice".into(),
     ]
