@@ -30,7 +30,7 @@ fn args(value: Value) -> Map<String, Value> {
 /// Decode, validate and build the HTTP request: what a valid call costs
 /// before it reaches the network.
 fn decode_and_plan(tool: &'static ToolSpec, arguments: Map<String, Value>) -> gitlab::HttpRequest {
-    let call = dispatch::decode(tool, catalog::tools(), arguments).expect("valid call");
+    let call = dispatch::decode(tool, catalog::tools(), arguments, None).expect("valid call");
     let route = call.action.rest().expect("a REST action");
     handlers::for_action(call.action)
         .request(&call, route)
@@ -75,7 +75,7 @@ fn valid_create_with_body(bencher: Bencher) {
 /// The invalid path: every problem found and the error text rendered,
 /// with suggestions and the action's help.
 fn decode_error(tool: &'static ToolSpec, arguments: Map<String, Value>) -> String {
-    dispatch::decode(tool, catalog::tools(), arguments)
+    dispatch::decode(tool, catalog::tools(), arguments, None)
         .expect_err("invalid call")
         .to_string()
 }
@@ -120,6 +120,7 @@ fn render_20_issues(bencher: Bencher) {
         tool("gitlab_issue"),
         catalog::tools(),
         args(json!({"action": "list", "params": {"project_id": "acme/platform/api"}})),
+        None,
     )
     .unwrap();
     let response = Response {
@@ -166,6 +167,7 @@ fn render_one_issue(bencher: Bencher) {
         tool("gitlab_issue"),
         catalog::tools(),
         args(json!({"action": "get", "params": {"project_id": 1, "issue_iid": 3}})),
+        None,
     )
     .unwrap();
     let response = Response {

@@ -53,6 +53,9 @@ pub struct ActionDef {
     pub fixed: BTreeMap<String, toml::Value>,
     /// A file of `src/dispatch/checks/`: a rule across parameters.
     pub check: Option<String>,
+    /// Groups of parameters of which at least one must be given.
+    #[serde(default)]
+    pub one_of: Vec<Vec<String>>,
 }
 
 #[derive(Deserialize, Clone)]
@@ -76,6 +79,9 @@ pub struct ParamDef {
     pub allowed: Vec<String>,
     pub default: Option<toml::Value>,
     pub format: Option<String>,
+    /// Bounds of an integer, as GitLab documents them.
+    pub minimum: Option<i64>,
+    pub maximum: Option<i64>,
     pub items: Option<String>,
     pub style: Option<String>,
     /// The fields of each object in an array of objects.
@@ -84,6 +90,11 @@ pub struct ParamDef {
     /// GitLab runs `/command` lines of this text as quick actions.
     #[serde(default)]
     pub quick_actions: bool,
+    /// GitLab still accepts the parameter but documents it as deprecated.
+    #[serde(default)]
+    pub deprecated: bool,
+    /// The current parameter of the same action that replaces it.
+    pub replaced_by: Option<String>,
     pub doc: String,
 }
 
@@ -123,6 +134,9 @@ pub struct KindDef {
     pub long_text: Option<Vec<String>>,
     /// `"self"`, or the field holding the diffs.
     pub diffs: Option<String>,
+    /// The fields GitLab documents for the kind.
+    #[serde(default)]
+    pub fields: Vec<String>,
 }
 
 /// `catalog/vocabulary.toml`: the words agents use.
@@ -179,4 +193,20 @@ pub struct PromptArgDef {
     pub description: String,
     #[serde(default)]
     pub required: bool,
+}
+
+/// `catalog/urls.toml`: web URL shapes and reference prefixes.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UrlsFile {
+    pub shapes: Vec<UrlShapeDef>,
+    pub references: BTreeMap<String, Vec<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UrlShapeDef {
+    pub path: String,
+    pub what: String,
+    pub served_by: String,
 }

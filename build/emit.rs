@@ -4,7 +4,9 @@
 
 use std::fmt::Write as _;
 
-use crate::defs::{KindsFile, NamedParamDef, PromptsFile, SharedFile, ToolFile, VocabularyFile};
+use crate::defs::{
+    KindsFile, NamedParamDef, PromptsFile, SharedFile, ToolFile, UrlsFile, VocabularyFile,
+};
 use crate::expand::Action;
 use crate::json::toml_to_json;
 
@@ -24,10 +26,11 @@ pub fn kinds(out: &mut String, kinds: &KindsFile) {
         };
         writeln!(
             out,
-            "pub static {}: KindSpec = KindSpec {{ name: {name:?}, summary: &{:?}, long_text: &{:?}, diffs: {diffs} }};",
+            "pub static {}: KindSpec = KindSpec {{ name: {name:?}, summary: &{:?}, long_text: &{:?}, diffs: {diffs}, fields: &{:?} }};",
             kind_static(name),
             def.summary,
-            long_text
+            long_text,
+            def.fields
         )
         .unwrap();
     }
@@ -158,8 +161,9 @@ fn action(out: &mut String, a: &Action) {
         .collect();
     write!(
         out,
-        "ActionSpec {{ name: {:?}, summary: {:?}, route: {route}, read_only: {}, destructive: {}, idempotent: {}, returns: {returns}, hints: &[{hints}], fixed: &[{fixed}], check: {:?}, handler: {:?}, params: &[",
-        a.name, a.summary, a.read_only, a.destructive, a.idempotent, a.check, a.handler
+        "ActionSpec {{ name: {:?}, summary: {:?}, route: {route}, read_only: {}, destructive: {}, idempotent: {}, returns: {returns}, hints: &[{hints}], fixed: &[{fixed}], check: {:?}, handler: {:?}, one_of: &[{}], params: &[",
+        a.name, a.summary, a.read_only, a.destructive, a.idempotent, a.check, a.handler,
+        a.one_of.iter().map(|g| format!("&{g:?},")).collect::<String>()
     )
     .unwrap();
     for p in &a.params {
@@ -195,6 +199,13 @@ fn param(out: &mut String, p: &NamedParamDef, here: &str) {
         }
         None => "None".into(),
     };
+    if (d.minimum.is_some() || d.maximum.is_some()) && d.ty != "integer" {
+        panic!("{here}: `minimum` and `maximum` bound integers");
+    }
+    // An id or iid in a path is at least 1, whatever the entry says.
+    let minimum = d
+        .minimum
+        .or((d.location.as_deref() == Some("path") && d.ty == "integer").then_some(1));
     if !d.fields.is_empty() && d.items.as_deref() != Some("object") {
         panic!("{here}: `fields` describe the objects of an array with items = \"object\"");
     }
@@ -211,8 +222,17 @@ fn param(out: &mut String, p: &NamedParamDef, here: &str) {
         .collect();
     writeln!(
         out,
-        "ParamSpec {{ name: {:?}, ty: ParamType::{ty}, location: Location::{location}, required: {}, allowed: &{:?}, default: {default}, format: {:?}, items: {items}, style: ArrayStyle::{style}, fields: &[{fields}], quick_actions: {}, doc: {:?} }},",
-        p.name, d.required, d.allowed, d.format, d.quick_actions, d.doc
+        "ParamSpec {{ name: {:?}, ty: ParamType::{ty}, location: Location::{location}, required: {}, allowed: &{:?}, default: {default}, format: {:?}, minimum: {:?}, maximum: {:?}, items: {items}, style: ArrayStyle::{style}, fields: &[{fields}], quick_actions: {}, deprecated: {}, replaced_by: {:?}, doc: {:?} }},",
+        p.name,
+        d.required,
+        d.allowed,
+        d.format,
+        minimum,
+        d.maximum,
+        d.quick_actions,
+        d.deprecated,
+        d.replaced_by,
+        d.doc
     )
     .unwrap();
 }
@@ -296,6 +316,34 @@ pub fn prompts(out: &mut String, file: &PromptsFile) {
             p.name, p.title, p.description, p.text
         )
         .unwrap();
+    }
+    out.push_str("];\n");
+}
+
+/// The web URL shapes and reference prefixes.
+pub fn urls(out: &mut String, file: &UrlsFile) {
+    out.push_str("pub static URL_SHAPES: &[UrlShape] = &[");
+    for shape in &file.shapes {
+        let (tool, action) = shape.served_by.split_once('.').unwrap_or_else(|| {
+            panic!(
+                "catalog/urls.toml shape `{}`: served_by is \"gitlab_tool.action\"",
+                shape.path
+            )
+        });
+        write!(
+            out,
+            "UrlShape {{ path: {:?}, what: {:?}, tool: {tool:?}, action: {action:?} }},",
+            shape.path, shape.what
+        )
+        .unwrap();
+    }
+    out.push_str("];\npub static REFERENCES: &[(char, &[&str])] = &[");
+    for (prefix, params) in &file.references {
+        let mut chars = prefix.chars();
+        let (Some(c), None) = (chars.next(), chars.next()) else {
+            panic!("catalog/urls.toml references: `{prefix}` must be one character");
+        };
+        write!(out, "({c:?}, &{params:?}),").unwrap();
     }
     out.push_str("];\n");
 }

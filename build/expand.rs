@@ -34,6 +34,7 @@ pub struct Action {
     /// Name, JSON text, location.
     pub fixed: Vec<(String, String, &'static str)>,
     pub check: Option<String>,
+    pub one_of: Vec<Vec<String>>,
     /// Where it came from, for messages.
     pub here: String,
 }
@@ -124,9 +125,21 @@ pub fn action(a: &ActionDef, known: &Known, file: &str) -> Action {
         );
     }
 
+    for p in &params {
+        check_deprecation(p, &params, &here);
+    }
+    for group in &a.one_of {
+        for name in group {
+            if !params.iter().any(|p| p.name == *name) {
+                panic!("{here}: one_of names `{name}`, which is not a parameter of the action");
+            }
+        }
+    }
+
     Action {
         name: a.name.clone(),
         summary: a.summary.clone(),
+        one_of: a.one_of.clone(),
         rest: Some((method.to_string(), template.to_string())),
         handler: a.handler.clone(),
         // Every annotation must be written out: an entry cannot silently
@@ -205,16 +218,43 @@ pub fn help_action(tool: &ToolFile) -> Action {
                 allowed: tool.actions.iter().map(|a| a.name.clone()).collect(),
                 default: None,
                 format: None,
+                minimum: None,
+                maximum: None,
                 items: None,
                 style: None,
                 fields: Vec::new(),
                 quick_actions: false,
+                deprecated: false,
+                replaced_by: None,
                 doc: "The action to describe; omit to list every action.".into(),
             },
         }],
         hints: Vec::new(),
         fixed: Vec::new(),
         check: None,
+        one_of: Vec::new(),
         here: format!("{} action `help`", tool.name),
+    }
+}
+
+/// A deprecated parameter names its replacement, if any, among the current
+/// parameters of the same action.
+fn check_deprecation(p: &NamedParamDef, params: &[NamedParamDef], here: &str) {
+    let Some(current) = &p.def.replaced_by else {
+        return;
+    };
+    if !p.def.deprecated {
+        panic!("{here}: `{}` has replaced_by but is not deprecated", p.name);
+    }
+    match params.iter().find(|q| q.name == *current) {
+        None => panic!(
+            "{here}: `{}` is replaced_by `{current}`, which is not a parameter of the action",
+            p.name
+        ),
+        Some(q) if q.def.deprecated => panic!(
+            "{here}: `{}` is replaced_by `{current}`, which is deprecated too",
+            p.name
+        ),
+        Some(_) => {}
     }
 }

@@ -27,7 +27,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use defs::{KindsFile, PromptsFile, SharedFile, ToolFile, VocabularyFile};
+use defs::{KindsFile, PromptsFile, SharedFile, ToolFile, UrlsFile, VocabularyFile};
 
 fn main() {
     let dir = Path::new("catalog");
@@ -69,6 +69,8 @@ fn main() {
     emit::vocabulary(&mut out, &vocabulary);
     let prompts: PromptsFile = parse(&dir.join("prompts.toml"));
     emit::prompts(&mut out, &prompts);
+    let urls: UrlsFile = parse(&dir.join("urls.toml"));
+    emit::urls(&mut out, &urls);
     out.push_str("pub static TOOLS: &[ToolSpec] = &[\n");
     for path in &files {
         println!("cargo::rerun-if-changed={}", path.display());

@@ -11,7 +11,7 @@
 # and query values into a request), status_error (GitLab's error bodies),
 # pagination (pagination headers and the `Link` header), seal (sealed
 # values: any text, and mutations of a real one), render (any answer
-# within the size cap).
+# within the size cap), web_url (web URLs and references).
 #
 # cargo-fuzz needs unstable rustc flags (-Zsanitizer, sancov); the stable
 # toolchain accepts them with RUSTC_BOOTSTRAP=1, so no nightly is needed.
@@ -28,7 +28,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tools="$root/.tools"
 cargo_fuzz_version=0.13.2
-targets=(decode request status_error pagination seal render)
+targets=(decode request status_error pagination seal render web_url)
 
 target=${1:-all}
 seconds=${2:-60}

@@ -184,6 +184,9 @@ pub struct GitLabArgs {
     /// Accept `"confirm": true` from the model as confirmation of a destructive action.
     #[arg(long, env = "GITLAB_MCP_MODEL_CONFIRM", value_parser = BoolishValueParser::new(), global = true)]
     pub allow_model_confirm: bool,
+    /// Withhold the text of issues, merge requests, comments and snippets whose author is not a project member with at least this role (guest, planner, reporter, developer, maintainer, owner).
+    #[arg(long, env = "GITLAB_MCP_LOCKDOWN", value_name = "ROLE", global = true)]
+    pub lockdown: Option<crate::policy::lockdown::Role>,
     /// Send text whose lines start with `/` (GitLab quick actions) without the call opting in.
     #[arg(long, env = "GITLAB_MCP_ALLOW_QUICK_ACTIONS", value_parser = BoolishValueParser::new(), global = true)]
     pub allow_quick_actions: bool,
@@ -499,6 +502,7 @@ impl GitLabArgs {
                 from_model: self.allow_model_confirm,
             },
             allow_quick_actions: self.allow_quick_actions,
+            lockdown: self.lockdown,
         }
     }
 }

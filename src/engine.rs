@@ -14,6 +14,7 @@ use crate::config::Config;
 use crate::dispatch::{self, DecodeError, ValidatedCall, help};
 use crate::gitlab::{Client, Target};
 pub use crate::handlers::Progress;
+use crate::handlers::lockdown::Screen;
 use crate::handlers::{self, Gitlab};
 use crate::metrics::{self, CallOutcome};
 use crate::policy::{Policy, quick_actions};
@@ -135,7 +136,8 @@ impl Engine {
         context: CallContext<'_>,
     ) -> Result<Outcome, UnknownTool> {
         let tool = self.find_tool(tool_name)?;
-        let call = match dispatch::decode(tool, self.tools, arguments) {
+        let web = context.target.api_root.trim_end_matches("/api/v4");
+        let call = match dispatch::decode(tool, self.tools, arguments, Some(web)) {
             Ok(call) => call,
             Err(error) => {
                 tracing::debug!(tool = tool.name, "invalid call");
@@ -152,7 +154,11 @@ impl Engine {
             });
             return Ok(held);
         }
-        let output = self.carry_out(&call, context).await;
+        let mut output = self.carry_out(&call, context).await;
+        if !call.deprecated.is_empty() {
+            let notes: Vec<String> = call.deprecated.iter().map(|d| d.to_string()).collect();
+            output = output.with_note(&notes.join("; "));
+        }
         record(if output.is_error {
             CallOutcome::Error
         } else {
@@ -194,15 +200,21 @@ impl Engine {
         match &call.action.route {
             Route::Local(Local::Help) => Output::ok(help_text(call)),
             Route::Rest(route) => {
+                let screen = self.policy.lockdown.map(Screen::new);
                 let gitlab = Gitlab {
                     client: &self.client,
                     target: context.target,
                     render: self.render,
                     progress: context.progress,
+                    screen: screen.as_ref(),
                 };
-                handlers::for_action(call.action)
+                let output = handlers::for_action(call.action)
                     .run(call, route, &gitlab)
-                    .await
+                    .await;
+                match screen.as_ref().and_then(Screen::note) {
+                    Some(note) => output.with_note(&note),
+                    None => output,
+                }
             }
         }
     }

@@ -279,7 +279,7 @@ fn every_tool_example_is_a_valid_call() {
         else {
             panic!("{}: example is not an object", tool.name)
         };
-        if let Err(e) = dispatch::decode(tool, catalog::tools(), map) {
+        if let Err(e) = dispatch::decode(tool, catalog::tools(), map, None) {
             panic!("{}: example does not decode:\n{e}", tool.name);
         }
     }
@@ -292,7 +292,7 @@ fn every_action_help_example_is_a_valid_call() {
         let Value::Object(map) = serde_json::from_str(&example).unwrap() else {
             unreachable!()
         };
-        if let Err(e) = dispatch::decode(tool, catalog::tools(), map) {
+        if let Err(e) = dispatch::decode(tool, catalog::tools(), map, None) {
             panic!(
                 "{}.{}: help example {example} does not decode:\n{e}",
                 tool.name, action.name

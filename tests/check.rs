@@ -32,7 +32,7 @@ async fn a_healthy_setup_passes_and_says_what_it_found() {
         "GitLab 18.6.0 (Community Edition) answers",
         "the token is alice",
         "scopes: api, expires 2026-12-31",
-        "`api` allows all 16 tools'",
+        "`api` allows all 17 tools'",
         "Everything this server needs works.",
     ] {
         assert!(out.contains(expected), "missing {expected:?} in:\n{out}");

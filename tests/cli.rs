@@ -41,7 +41,7 @@ async fn call_exits_0_on_success_1_on_an_error_result_2_on_usage_errors() {
     )
     .await;
     assert_eq!(code, Some(0), "{stdout}");
-    let issue: Value = serde_json::from_str(stdout.trim()).unwrap();
+    let issue: Value = serde_json::from_str(common::data(&stdout)).unwrap();
     assert_eq!(issue["iid"], 1);
 
     let (code, stdout, _) = call(

@@ -11,7 +11,7 @@ fn check(tool: &str, args: Value) -> String {
     let Value::Object(map) = args else {
         panic!("arguments must be an object")
     };
-    match dispatch::decode(spec, catalog::tools(), map) {
+    match dispatch::decode(spec, catalog::tools(), map, None) {
         Ok(_) => "OK".to_string(),
         Err(e) => e.to_string(),
     }
@@ -255,10 +255,12 @@ fn unknown_actions_suggest_here_and_elsewhere() {
     ];
     for (tool, action, wanted) in cases {
         expect(tool, json!({"action": action}), wanted);
+        // Sized to the mistake: the fix, and where the full list is.
         let got = check(tool, json!({"action": action}));
         assert!(
-            got.contains("Actions (required parameters in brackets):"),
-            "full list follows: {got}"
+            got.contains("{\"action\": \"help\"} lists every action")
+                && !got.contains("Actions (required parameters in brackets):"),
+            "a short reply: {got}"
         );
     }
 }
@@ -330,7 +332,7 @@ fn decode_error_values_carry_their_problems() {
     let Value::Object(map) = json!({"action": "get", "params": {"iid": 1}}) else {
         unreachable!()
     };
-    match dispatch::decode(spec, catalog::tools(), map) {
+    match dispatch::decode(spec, catalog::tools(), map, None) {
         Err(DecodeError::Params { problems, .. }) => assert_eq!(problems.len(), 3, "{problems:?}"),
         other => panic!("expected params error, got {other:?}"),
     }

@@ -23,8 +23,9 @@ async fn every_decoding_problem_is_reported_at_once_and_nothing_is_sent() {
             "`per_page` must be an integer; got string \"many\"",
             "`labels` must be a list of strings (or one comma-separated string); got object",
             "`project_id` is missing (required)",
-            "Accepted parameters (* = required):",
-            "* project_id (string)",
+            // Each problem has its fix: the names, not the whole help.
+            "Parameters (* required): project_id*, page, per_page, state,",
+            "Every parameter explained: {\"action\": \"help\", \"params\": {\"action\": \"list\"}}",
         ] {
             assert!(
                 text.contains(expected),
@@ -69,8 +70,9 @@ async fn unknown_actions_point_to_this_tool_and_to_others() {
         "{text}"
     );
     assert!(
-        text.contains("note_create(project_id, issue_iid, body)"),
-        "the full list follows: {text}"
+        text.contains("{\"action\": \"help\"} lists every action")
+            && !text.contains("note_create(project_id, issue_iid, body)"),
+        "a short reply, pointing to the full list: {text}"
     );
     let text = h
         .err("gitlab_project", json!({"action": "create_branch"}))

@@ -80,7 +80,7 @@ async fn both_generations_list_call_and_learn_from_errors() {
     for lifecycle in BOTH {
         let client = server.client((), lifecycle, &[TOKEN]).await;
         let tools = client.list_all_tools().await.unwrap();
-        assert_eq!(tools.len(), 16, "{lifecycle:?}");
+        assert_eq!(tools.len(), 17, "{lifecycle:?}");
         fake.clear_requests();
         let (text, is_error) = call(
             &client,
@@ -404,6 +404,111 @@ async fn the_endpoint_refuses_what_it_must_before_gitlab_sees_anything() {
     assert!(
         !server.stderr_text().contains("glpat"),
         "no token in the logs"
+    );
+}
+
+/// Headers now, the body `delay` later, then `next` on the same
+/// connection: everything the server answered until it closed.
+async fn body_after_headers(
+    url: &str,
+    head: &str,
+    body: &str,
+    delay: Duration,
+    next: &str,
+) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(url.trim_start_matches("http://"))
+        .await
+        .unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    tokio::time::sleep(delay).await;
+    // Errors are the answer here: a server that closed early fails these.
+    let _ = stream.write_all(body.as_bytes()).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let _ = stream.write_all(next.as_bytes()).await;
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut out)).await;
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A refusal answered before the request's body arrived (the Python SDK's
+/// httpx writes the body after the headers; OAuth discovery then reuses the
+/// connection of the 401): the server reads the body first, and the next
+/// request on the connection is answered. hyper used to close such a
+/// connection silently, and the SDK failed with "server disconnected".
+#[tokio::test]
+async fn a_refusal_before_the_body_arrived_leaves_the_connection_usable() {
+    let fake = FakeGitLab::start().await;
+    let server = HttpServer::start(
+        &fake,
+        &[],
+        &["--require-client-token", "--max-body-bytes", "4096"],
+    )
+    .await;
+    let host = server.url.trim_start_matches("http://").to_string();
+    let body = initialize().to_string();
+    let head = |length: usize, extra: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra}Content-Length: {length}\r\n\r\n"
+        )
+    };
+    let next = format!("GET /healthz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    for (what, extra) in [
+        ("no token", ""),
+        (
+            "a GitLab not allowed",
+            "Private-Token: glpat-alice\r\nX-GitLab-URL: http://169.254.169.254\r\n",
+        ),
+    ] {
+        let answer = body_after_headers(
+            &server.url,
+            &head(body.len(), extra),
+            &body,
+            Duration::from_millis(300),
+            &next,
+        )
+        .await;
+        let (first, second) = answer
+            .split_once("\r\n\r\n")
+            .unwrap_or_else(|| panic!("{what}: {answer}"));
+        assert!(first.starts_with("HTTP/1.1 40"), "{what}: {answer}");
+        assert!(
+            !first.to_lowercase().contains("connection: close"),
+            "{what}: {first}"
+        );
+        assert!(
+            second.contains("HTTP/1.1 200 OK"),
+            "{what}: the next request on the connection was not answered:\n{answer}"
+        );
+    }
+
+    // A body that does not come (here: 10 of 100 bytes): the refusal after
+    // a short wait, saying the connection closes.
+    let started = std::time::Instant::now();
+    let answer = body_after_headers(
+        &server.url,
+        &head(100, ""),
+        "{\"jsonrpc\"",
+        Duration::ZERO,
+        "",
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    assert!(
+        answer.to_lowercase().contains("connection: close"),
+        "{answer}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    // A body declared too large is never read: the 413 says it closes.
+    let answer = body_after_headers(&server.url, &head(5000, ""), "", Duration::ZERO, "").await;
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(
+        answer.to_lowercase().contains("connection: close"),
+        "{answer}"
     );
 }
 

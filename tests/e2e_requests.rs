@@ -157,7 +157,10 @@ async fn job_log_is_returned_as_text() {
             json!({"action": "job_log", "params": {"project_id": 1, "job_id": 101}}),
         )
         .await;
-    assert!(text.starts_with("Running with gitlab-runner"), "{text}");
+    assert!(
+        common::data(&text).starts_with("Running with gitlab-runner"),
+        "{text}"
+    );
     assert_eq!(
         h.only_request().line(),
         "GET /api/v4/projects/1/jobs/101/trace"
@@ -200,5 +203,41 @@ async fn patch_updates_a_protected_branch() {
         "PATCH /api/v4/projects/1/protected_branches/release%2F1.0"
     );
     assert_eq!(request.json(), json!({"allow_force_push": true}));
+    h.stop().await;
+}
+
+#[tokio::test]
+async fn a_deprecated_parameter_is_sent_as_given_and_the_answer_names_its_replacement() {
+    let h = Harness::start(Lifecycle::Initialize).await;
+    let text = h
+        .ok("gitlab_merge_request", json!({"action": "merge", "params": {"project_id": 1, "merge_request_iid": 1, "merge_when_pipeline_succeeds": true}}))
+        .await;
+    assert!(
+        text.ends_with("[`merge_when_pipeline_succeeds` is deprecated: use `auto_merge`]"),
+        "{text}"
+    );
+    let request = h.only_request();
+    assert_eq!(request.json()["merge_when_pipeline_succeeds"], json!(true));
+    // With its replacement, GitLab would pick one silently: nothing is sent.
+    let text = h
+        .err("gitlab_merge_request", json!({"action": "merge", "params": {"project_id": 1, "merge_request_iid": 1, "merge_when_pipeline_succeeds": true, "auto_merge": true}}))
+        .await;
+    assert!(
+        text.contains("`merge_when_pipeline_succeeds` and `auto_merge` are both given"),
+        "{text}"
+    );
+    assert_eq!(h.requests().len(), 1);
+    // Help lists it apart, and the error index leaves it out.
+    let help = h
+        .ok(
+            "gitlab_merge_request",
+            json!({"action": "help", "params": {"action": "merge"}}),
+        )
+        .await;
+    assert!(
+        help.contains("Deprecated, still accepted: merge_when_pipeline_succeeds (use auto_merge)."),
+        "{help}"
+    );
+    assert!(!help.contains("  merge_when_pipeline_succeeds ("), "{help}");
     h.stop().await;
 }

@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use common::Lifecycle;
 use common::http::{HttpServer, command, raw};
+use common::signin::{APP_ID, APP_SECRET, KEY, free_port, gitlab_secrets, register_app, server};
 use fake_gitlab::FakeGitLab;
-use fake_gitlab::oauth::{OAuthApp, s256};
+use fake_gitlab::oauth::s256;
 use gitlab_mcp::signin::Sealer;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -19,48 +20,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientServiceExt, RoleClient};
 use serde_json::{Value, json};
 
-const KEY: &str = "test-sealing-key-0123456789abcdef0123456789";
-const APP_ID: &str = "gitlab-application-id";
-const APP_SECRET: &str = "gitlab-application-secret";
 const REDIRECT: &str = "http://127.0.0.1:9/callback";
-
-/// A port nothing listens on now, for a public URL known before start.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A sign-in server on `port`, its public URL `http://127.0.0.1:<public>`.
-async fn server(
-    fake: &FakeGitLab,
-    port: u16,
-    public: u16,
-    key: &str,
-    extra_env: &[(&str, &str)],
-) -> HttpServer {
-    let public_url = format!("http://127.0.0.1:{public}");
-    let addr = format!("127.0.0.1:{port}");
-    let mut env = vec![
-        ("GITLAB_OAUTH_CLIENT_ID", APP_ID),
-        ("GITLAB_OAUTH_CLIENT_SECRET", APP_SECRET),
-        ("GITLAB_MCP_TOKEN_KEY", key),
-        ("GITLAB_MCP_PUBLIC_URL", public_url.as_str()),
-    ];
-    env.extend_from_slice(extra_env);
-    HttpServer::spawn(command(fake, &env, &["--http", &addr])).await
-}
-
-fn register_app(fake: &FakeGitLab, public: u16) {
-    fake.register_oauth_app(OAuthApp {
-        client_id: APP_ID.into(),
-        client_secret: Some(APP_SECRET.into()),
-        redirect_uris: vec![format!("http://127.0.0.1:{public}/oauth/callback")],
-        scopes: vec!["api".into(), "read_api".into()],
-    });
-}
 
 fn location(r: &reqwest::Response) -> String {
     r.headers()["location"].to_str().unwrap().to_string()
@@ -416,6 +376,108 @@ async fn sign_in_call_refresh_and_revoke() {
 }
 
 #[tokio::test]
+async fn no_secret_of_the_sign_in_reaches_logs_metrics_or_answers_at_any_log_level() {
+    for level in ["error", "warn", "info", "debug", "trace"] {
+        let fake = FakeGitLab::start().await;
+        let port = free_port();
+        register_app(&fake, port);
+        let server = server(
+            &fake,
+            port,
+            port,
+            KEY,
+            &[("RUST_LOG", level), ("GITLAB_MCP_LOG_FORMAT", "json")],
+        )
+        .await;
+        let flow = Flow::discover_and_register(&server, &fake).await;
+        let code = flow.code_for("alice").await;
+        let tokens: Value = flow
+            .exchange(&code, &flow.verifier)
+            .await
+            .json()
+            .await
+            .unwrap();
+        let access = tokens["access_token"].as_str().unwrap().to_string();
+        let refresh = tokens["refresh_token"].as_str().unwrap().to_string();
+        let mut answers = String::new();
+        answers.push_str(&whoami(&server.mcp_url(), &access).await.0);
+        // A replayed code, a refresh, a replayed refresh, a forged token.
+        answers.push_str(
+            &flow
+                .exchange(&code, &flow.verifier)
+                .await
+                .text()
+                .await
+                .unwrap(),
+        );
+        let refreshed: Value = flow.refresh(&refresh).await.json().await.unwrap();
+        let access2 = refreshed["access_token"].as_str().unwrap().to_string();
+        answers.push_str(&flow.refresh(&refresh).await.text().await.unwrap());
+        let forged = format!("{}x", &access2[..access2.len() - 1]);
+        answers.push_str(&mcp_status(&server.mcp_url(), &forged).await.1);
+        answers.push_str(&whoami(&server.mcp_url(), &access2).await.0);
+        let revoked = raw()
+            .post(format!("{}/revoke", flow.base))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(form(&[("token", access2.as_str())]))
+            .send()
+            .await
+            .unwrap();
+        answers.push_str(&revoked.text().await.unwrap());
+        answers.push_str(&whoami(&server.mcp_url(), &access2).await.0);
+        let metrics = raw()
+            .get(format!("{}/metrics", server.url))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+
+        let mut secrets = gitlab_secrets(&fake);
+        assert!(
+            secrets.len() >= 4,
+            "GitLab's code, tokens and refresh tokens: {secrets:?}"
+        );
+        secrets.extend(
+            [
+                KEY,
+                APP_SECRET,
+                &code,
+                &flow.verifier,
+                &access,
+                &refresh,
+                &access2,
+                &forged,
+            ]
+            .map(str::to_string),
+        );
+        if let Some(r) = refreshed["refresh_token"].as_str() {
+            secrets.push(r.to_string());
+        }
+        let stderr = server.stderr_text();
+        server.terminate().await;
+        for (what, text) in [
+            ("stderr", &stderr),
+            ("metrics", &metrics),
+            ("answers", &answers),
+        ] {
+            for secret in &secrets {
+                assert!(
+                    !text.contains(secret.as_str()),
+                    "{level}: {what} holds a secret ({} characters)",
+                    secret.len()
+                );
+            }
+        }
+        assert!(
+            answers.contains("\"username\":\"alice\""),
+            "the flow ran: {answers}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn two_users_signed_in_at_once_never_see_each_others_token() {
     let fake = FakeGitLab::start().await;
     let port = free_port();
@@ -505,8 +567,24 @@ async fn replays_and_forgeries_fail_before_gitlab() {
     assert_eq!(r.status(), 403);
 
     fake.clear_requests();
-    let good = flow.sign_in("alice").await.access;
+    let signed_in = flow.sign_in("alice").await;
+    let good = signed_in.access.clone();
     fake.clear_requests();
+    // A refresh naming another resource (RFC 8707): refused here.
+    let r = raw()
+        .post(format!("{}/token", flow.base))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form(&[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", signed_in.refresh.as_deref().unwrap()),
+            ("client_id", flow.client_id.as_str()),
+            ("resource", "https://other.example/mcp"),
+        ]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(r.json::<Value>().await.unwrap()["error"], "invalid_target");
     // Tokens this server must refuse, with nothing sent to GitLab.
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

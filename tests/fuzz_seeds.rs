@@ -131,3 +131,8 @@ fn the_seal_target_holds_on_its_seeds_and_their_mutations() {
 fn the_render_target_holds_on_its_seeds_and_their_mutations() {
     smoke("render", targets::render);
 }
+
+#[test]
+fn the_web_url_target_holds_on_its_seeds_and_their_mutations() {
+    smoke("web_url", targets::web_url);
+}

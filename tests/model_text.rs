@@ -1,5 +1,5 @@
-//! The text a model reads, as reviewed snapshots (`tests/snapshots/`): the
-//! error of each decoding rule, the message of each GitLab error format and
+//! The text a model reads, as reviewed snapshots (`tests/snapshots/`): each
+//! tool's description and input keys, the error of each decoding rule, the message of each GitLab error format and
 //! network failure, and the answer of each kind of resource the fake
 //! serves, a diff and a log window. A wording change shows up as a snapshot
 //! diff and is reviewed like code (`cargo insta review`, or accept by
@@ -20,10 +20,38 @@ fn decode_error(tool: &str, args: Value) -> String {
     let Value::Object(map) = args else {
         panic!("arguments must be an object")
     };
-    match dispatch::decode(catalog::tool(tool).unwrap(), catalog::tools(), map) {
+    match dispatch::decode(catalog::tool(tool).unwrap(), catalog::tools(), map, None) {
         Ok(_) => panic!("{tool}: expected a decoding error"),
         Err(e) => e.to_string(),
     }
+}
+
+/// What the tool list tells the model besides the action names, which the
+/// catalog and docs/tools.md already show.
+#[test]
+fn tool_descriptions() {
+    let mut out = String::new();
+    for tool in gitlab_mcp::mcp::tools::tool_list(catalog::tools()) {
+        let keys: Vec<&String> = tool.input_schema["properties"]
+            .as_object()
+            .expect("properties")
+            .keys()
+            .collect();
+        let actions = tool.input_schema["properties"]["action"]["enum"]
+            .as_array()
+            .expect("an action enum")
+            .len();
+        out.push_str(&format!(
+            "## {} ({actions} actions; keys: {})\n{}\n\n",
+            tool.name,
+            keys.iter()
+                .map(|k| k.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            tool.description.as_deref().unwrap_or_default()
+        ));
+    }
+    insta::assert_snapshot!("tool_descriptions", out);
 }
 
 #[test]
@@ -120,7 +148,7 @@ fn failure_text(tool: &str, args: Value, error: GitLabError, has_token: bool) ->
     let Value::Object(map) = args else {
         panic!("arguments must be an object")
     };
-    let call = dispatch::decode(catalog::tool(tool).unwrap(), catalog::tools(), map).unwrap();
+    let call = dispatch::decode(catalog::tool(tool).unwrap(), catalog::tools(), map, None).unwrap();
     let context = render::Context {
         has_token,
         attempts: 1,

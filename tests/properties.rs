@@ -193,7 +193,13 @@ fn make_cases() -> Vec<Case> {
 }
 
 fn decode(case: &Case, args: Map<String, Value>) -> Option<ValidatedCall> {
-    dispatch::decode(case.tool, catalog::tools(), args).ok()
+    dispatch::decode(
+        case.tool,
+        catalog::tools(),
+        args,
+        Some("https://gitlab.example.com"),
+    )
+    .ok()
 }
 
 fn params_of(args: &mut Map<String, Value>) -> &mut Map<String, Value> {
@@ -230,7 +236,7 @@ proptest! {
         args in object(),
     ) {
         let tool = &catalog::tools()[tool];
-        if let Err(e) = dispatch::decode(tool, catalog::tools(), args) {
+        if let Err(e) = dispatch::decode(tool, catalog::tools(), args, Some("https://gitlab.example.com")) {
             let _ = e.to_string();
         }
     }
@@ -262,7 +268,7 @@ proptest! {
             let text = args["params"].to_string();
             args.insert("params".into(), Value::String(text));
         }
-        if let Err(e) = dispatch::decode(case.tool, catalog::tools(), args) {
+        if let Err(e) = dispatch::decode(case.tool, catalog::tools(), args, Some("https://gitlab.example.com")) {
             let _ = e.to_string();
         }
     }
@@ -272,7 +278,13 @@ proptest! {
 fn every_catalog_example_decodes() {
     for case in rest_cases() {
         assert!(
-            dispatch::decode(case.tool, catalog::tools(), case.example.clone()).is_ok(),
+            dispatch::decode(
+                case.tool,
+                catalog::tools(),
+                case.example.clone(),
+                Some("https://gitlab.example.com")
+            )
+            .is_ok(),
             "{}.{}",
             case.tool.name,
             case.action.name
@@ -312,7 +324,7 @@ proptest! {
         for (spec, text) in path_params.iter().zip(&texts) {
             params_of(&mut args).insert(spec.name.to_string(), Value::String(text.clone()));
         }
-        let call = match dispatch::decode(case.tool, catalog::tools(), args) {
+        let call = match dispatch::decode(case.tool, catalog::tools(), args, Some("https://gitlab.example.com")) {
             Ok(call) => call,
             // Refused before anything is built: only for a value that is,
             // or has a `/`-part that is, empty, `.` or `..`.

@@ -550,6 +550,33 @@ async fn a_response_before_the_handshake_does_not_end_the_session() {
     raw.finish().await;
 }
 
+/// Found by the `request` fuzz target: a date-time value with a character
+/// across its tenth byte panicked in validation, leaving the call
+/// unanswered. It is now refused as not a date-time.
+#[tokio::test]
+async fn a_date_time_with_a_character_across_its_tenth_byte_is_refused_and_the_session_goes_on() {
+    let (_fake, mut raw) = session().await;
+    let answer = raw
+        .request(
+            json!("date"),
+            "tools/call",
+            json!({"name": "gitlab_issue", "arguments": {"action": "list", "params": {
+                "project_id": "acme/api", "created_after": "2024-01-0\u{e9}1T00:00:00Z"}}}),
+        )
+        .await;
+    let result = &answer["result"];
+    assert_eq!(result["isError"], json!(true), "{answer}");
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("created_after"), "{text}");
+    assert!(
+        !raw.stderr_text().contains("panicked"),
+        "{}",
+        raw.stderr_text()
+    );
+    raw.assert_call_works("after-date").await;
+    raw.finish().await;
+}
+
 // ---------------------------------------------------------------------------
 // 10,000 mutated tool calls.
 

@@ -100,7 +100,7 @@ async fn a_single_issue_costs_at_most_40_percent_and_keeps_its_description() {
         ours * 100 <= theirs * 40,
         "{ours} tokens is over 40% of {theirs}"
     );
-    let shown: Value = serde_json::from_str(&text).unwrap();
+    let shown: Value = serde_json::from_str(common::data(&text)).unwrap();
     assert_eq!(
         shown["description"], issue["description"],
         "the full description"
@@ -125,6 +125,11 @@ async fn a_5_mb_job_log_answers_its_tail_within_the_cap() {
     let footer = lines.next().unwrap();
     assert_eq!(
         lines.next().unwrap(),
+        "⟧",
+        "the frame closes before the footer"
+    );
+    assert_eq!(
+        lines.next().unwrap(),
         "ERROR: Job failed: exit code 101",
         "ends with the log's last line"
     );
@@ -146,7 +151,7 @@ async fn a_5_mb_job_log_answers_its_tail_within_the_cap() {
     let before = h
         .ok("gitlab_pipeline", json!({"action": "job_log", "params": {"project_id": 1, "job_id": 102}, "lines": earlier}))
         .await;
-    let first_line = before.lines().next().unwrap();
+    let first_line = common::data(&before).lines().next().unwrap();
     let start: usize = earlier.split('-').next().unwrap().parse().unwrap();
     assert!(
         first_line.starts_with(&format!("[{start:07}]")),
@@ -161,7 +166,10 @@ async fn line_windows_over_raw_files() {
     let text = h
         .ok("gitlab_repository", json!({"action": "file_raw", "params": {"project_id": 1, "file_path": "docs/getting started.md"}, "lines": "2-3"}))
         .await;
-    assert!(text.starts_with("\n1. Clone\n[lines 2-3 of 5"), "{text}");
+    assert!(
+        text.starts_with("⟦\n\n1. Clone\n⟧\n[lines 2-3 of 5"),
+        "{text}"
+    );
     let out = h
         .call(
             "gitlab_issue",
@@ -182,7 +190,7 @@ async fn fields_and_raw_choose_what_is_kept() {
     let text = h
         .ok("gitlab_issue", json!({"action": "list", "params": {"project_id": 1, "per_page": 2}, "fields": ["iid", "description", "author"]}))
         .await;
-    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let first: Value = serde_json::from_str(common::data(&text).lines().next().unwrap()).unwrap();
     assert_eq!(
         first.as_object().unwrap().keys().collect::<Vec<_>>(),
         ["iid", "description", "author"]
@@ -202,7 +210,7 @@ async fn fields_and_raw_choose_what_is_kept() {
             json!({"action": "get", "params": {"project_id": 1, "issue_iid": 1}, "raw": true}),
         )
         .await;
-    let raw: Value = serde_json::from_str(&raw).unwrap();
+    let raw: Value = serde_json::from_str(common::data(&raw)).unwrap();
     assert!(
         raw["_links"].is_object() && raw["author"]["avatar_url"].is_string(),
         "raw is GitLab's JSON"
@@ -232,14 +240,14 @@ async fn diffs_are_shown_by_file_and_one_file_on_request() {
         )
         .await;
     assert!(
-        commit.starts_with("=== src/ü.rs (modified, +2 -1)\n"),
+        common::data(&commit).starts_with("=== src/ü.rs (modified, +2 -1)\n"),
         "{commit}"
     );
     let one = h
         .ok("gitlab_merge_request", json!({"action": "diffs", "params": {"project_id": 1, "merge_request_iid": 1}, "file": "README.md"}))
         .await;
     assert!(
-        one.starts_with("=== README.md") && !one.contains("=== src/"),
+        common::data(&one).starts_with("=== README.md") && !one.contains("=== src/"),
         "{one}"
     );
     let missing = h
@@ -257,7 +265,7 @@ async fn diffs_are_shown_by_file_and_one_file_on_request() {
 async fn a_file_is_shown_as_text_not_base64() {
     let h = Harness::start(Lifecycle::Initialize).await;
     let text = h.ok("gitlab_repository", json!({"action": "file_get", "params": {"project_id": 1, "file_path": "src/main.rs", "ref": "main"}})).await;
-    let file: Value = serde_json::from_str(&text).unwrap();
+    let file: Value = serde_json::from_str(common::data(&text)).unwrap();
     assert_eq!(
         file["content"],
         "fn main() {\n    println!(\"Acme API\");\n}\n"

@@ -40,7 +40,7 @@ async fn demo_runs_with_no_network_and_no_environment() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     for expected in [
-        "16 tools",
+        "17 tools",
         "Checkout button does nothing on Safari 17",
         "=== src/checkout.ts (modified",
         "ERROR: Job failed: exit code 1",
@@ -77,7 +77,7 @@ async fn an_mcp_session_against_the_sandbox_reads_and_writes() {
                 .unwrap_or_default()
                 .contains("SANDBOX")
         );
-        assert_eq!(client.list_all_tools().await.unwrap().len(), 16);
+        assert_eq!(client.list_all_tools().await.unwrap().len(), 17);
 
         let call = |tool: &str, args: Value| {
             let Value::Object(map) = args else {

@@ -60,7 +60,7 @@ fn pick(data: &[u8]) -> Option<(&'static Case, &[u8])> {
 }
 
 fn call_of(case: &Case, args: Map<String, Value>) -> Option<ValidatedCall> {
-    dispatch::decode(case.tool, catalog::tools(), args).ok()
+    dispatch::decode(case.tool, catalog::tools(), args, Some(WEB_BASES[0])).ok()
 }
 
 /// The envelope decoder on any JSON: the first byte picks the tool, the
@@ -75,7 +75,7 @@ pub fn decode(data: &[u8]) {
     let Ok(Value::Object(args)) = serde_json::from_slice::<Value>(rest) else {
         return;
     };
-    match dispatch::decode(tool, tools, args) {
+    match dispatch::decode(tool, tools, args, Some(WEB_BASES[0])) {
         Ok(call) => {
             if let Route::Rest(route) = &call.action.route
                 && let Ok(request) =
@@ -343,4 +343,86 @@ pub fn render(data: &[u8]) {
         output.text.len(),
         output.text
     );
+}
+
+/// The GitLab addresses the `web_url` target reads URLs against: a host, a
+/// GitLab under a sub-path, a port.
+const WEB_BASES: [&str; 3] = [
+    "https://gitlab.example.com",
+    "https://example.com/gitlab",
+    "http://127.0.0.1:8080",
+];
+
+/// Web URLs and references: the first byte picks the GitLab's address, the
+/// rest is what an agent pasted. Parsing never panics and its problems
+/// render; a URL that parses lies under the GitLab's address; and a URL or
+/// reference built from project segments taken from the input parses back
+/// to that project and issue.
+pub fn web_url(data: &[u8]) {
+    use gitlab_mcp::dispatch::web_url;
+    let Some((&first, rest)) = data.split_first() else {
+        return;
+    };
+    let base = WEB_BASES[first as usize % WEB_BASES.len()];
+    let text = String::from_utf8_lossy(rest);
+    match web_url::parse(&text, base) {
+        Ok(parsed) if web_url::is_web_url(&text) => {
+            let lower = text.trim().to_ascii_lowercase();
+            let under = without_scheme(&lower)
+                .strip_prefix(without_scheme(base))
+                .unwrap_or_else(|| panic!("{text:?} parsed, but is not on {base}"));
+            assert!(
+                under.starts_with('/'),
+                "{text:?} parsed, but is not under {base}"
+            );
+            assert!(
+                parsed.project.contains('/'),
+                "{text:?}: project {:?}",
+                parsed.project
+            );
+        }
+        Ok(parsed) => assert!(parsed.project.contains('/'), "{text:?}"),
+        Err(problem) => {
+            let _ = problem.to_string();
+        }
+    }
+    let _ = web_url::reference_number("issue_iid", &text);
+
+    let segments: Vec<String> = rest
+        .split(|b| *b == b'/')
+        .take(4)
+        .map(|s| {
+            s.iter()
+                .filter(|b| b.is_ascii_alphanumeric() || b"-_.".contains(b))
+                .map(|&b| b as char)
+                .collect::<String>()
+        })
+        // `-` separates a project from its pages, `.` and `..` are no names.
+        .filter(|s| !s.is_empty() && !matches!(s.as_str(), "-" | "." | ".."))
+        .collect();
+    if segments.len() < 2 {
+        return;
+    }
+    let project = segments.join("/");
+    let iid = (first as u32 + 1).to_string();
+    let expected = vec![(vec!["issue_iid"], iid.clone())];
+    let url = format!("{base}/{project}/-/issues/{iid}#note_7");
+    let parsed = web_url::parse(&url, base).unwrap_or_else(|e| panic!("{url}: {e}"));
+    assert_eq!(parsed.project, project, "{url}");
+    assert_eq!(parsed.values, expected, "{url}");
+    assert_eq!(parsed.note.as_deref(), Some("7"), "{url}");
+    assert_eq!(
+        web_url::parse_project(&url, base).as_deref(),
+        Ok(project.as_str())
+    );
+    let reference = format!("{project}#{iid}");
+    let parsed = web_url::parse(&reference, base).unwrap_or_else(|e| panic!("{reference}: {e}"));
+    assert_eq!(parsed.project, project, "{reference}");
+    assert_eq!(parsed.values[0].1, iid, "{reference}");
+}
+
+fn without_scheme(url: &str) -> &str {
+    url.strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .unwrap_or(url)
 }

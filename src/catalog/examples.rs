@@ -12,6 +12,12 @@ pub fn example_envelope(action: &ActionSpec) -> String {
     for p in action.params.iter().filter(|p| p.required) {
         params.insert(p.name.to_string(), example_value(p));
     }
+    // One of each group of alternatives: the first.
+    for group in action.one_of {
+        if let Some(p) = group.first().and_then(|name| action.param(name)) {
+            params.insert(p.name.to_string(), example_value(p));
+        }
+    }
     let mut envelope = Map::new();
     envelope.insert("action".into(), Value::String(action.name.into()));
     envelope.insert("params".into(), Value::Object(params));

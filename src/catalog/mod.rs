@@ -54,3 +54,14 @@ pub fn vocabulary() -> &'static Vocabulary {
 pub fn prompts() -> &'static [PromptSpec] {
     generated::PROMPTS
 }
+
+/// The web URL shapes agents are handed.
+pub fn url_shapes() -> &'static [UrlShape] {
+    generated::URL_SHAPES
+}
+
+/// GitLab's reference prefixes (`#`, `!`...) and the parameters each may
+/// stand for.
+pub fn references() -> &'static [(char, &'static [&'static str])] {
+    generated::REFERENCES
+}

@@ -34,6 +34,8 @@ pub struct KindSpec {
     /// Free-text fields people write: excerpted in lists.
     pub long_text: &'static [&'static str],
     pub diffs: Diffs,
+    /// The fields GitLab documents; empty when not listed.
+    pub fields: &'static [&'static str],
 }
 
 /// Whether answers of a kind carry diffs that `file` can pick from.
@@ -44,6 +46,18 @@ pub enum Diffs {
     Itself,
     /// The object holds its diffs in this field (compare's `diffs`).
     InField(&'static str),
+}
+
+/// A web URL shape (`catalog/urls.toml`): what follows `<project>/-/`.
+#[derive(Debug)]
+pub struct UrlShape {
+    /// `issues/{issue_iid}/...`
+    pub path: &'static str,
+    /// "an issue", for errors.
+    pub what: &'static str,
+    /// The tool and action that read it.
+    pub tool: &'static str,
+    pub action: &'static str,
 }
 
 /// An MCP prompt (`catalog/prompts.toml`): a workflow written with this
@@ -108,6 +122,9 @@ pub struct ActionSpec {
     /// Rust that builds the request or reads the answer: the name of a file
     /// of `src/handlers/` (build.rs checks it exists).
     pub handler: Option<&'static str>,
+    /// Groups of parameters of which at least one must be given (a project
+    /// is created with a `name` or a `path`).
+    pub one_of: &'static [&'static [&'static str]],
 }
 
 /// A constant parameter, such as `state_event=close` for an issue's `close`.
@@ -209,6 +226,9 @@ pub struct ParamSpec {
     pub default: Option<&'static str>,
     /// JSON Schema `format` of a string, such as `date-time` or `date`.
     pub format: Option<&'static str>,
+    /// Bounds of an integer (a path id or iid is at least 1).
+    pub minimum: Option<i64>,
+    pub maximum: Option<i64>,
     /// Element type of an array.
     pub items: Option<ParamType>,
     /// How an array is sent in a query or body.
@@ -217,6 +237,10 @@ pub struct ParamSpec {
     pub fields: &'static [FieldSpec],
     /// GitLab runs lines of this text that start with `/` as quick actions.
     pub quick_actions: bool,
+    /// GitLab still accepts it but documents it as deprecated: the answer
+    /// says so, naming `replaced_by` when there is a current parameter.
+    pub deprecated: bool,
+    pub replaced_by: Option<&'static str>,
     pub doc: &'static str,
 }
 

@@ -110,11 +110,11 @@ fn misplaced_keys(tool: &'static ToolSpec, arguments: &Map<String, Value>) -> Ve
             // A parameter beside `action`: name it with the parameter it
             // matches in the action given, or in any action of the tool.
             let matched = match action {
-                Some(a) => suggest::suggest_param(key, a),
+                Some(a) => suggest::suggest_param(key, a, &[]),
                 None => tool
                     .actions
                     .iter()
-                    .find_map(|a| suggest::suggest_param(key, a)),
+                    .find_map(|a| suggest::suggest_param(key, a, &[])),
             };
             match matched {
                 Some(param) => EnvelopeProblem::ParamOutsideParams {

@@ -9,6 +9,7 @@ use std::fmt::{self, Write as _};
 
 use super::help;
 use super::view::ViewProblem;
+use super::web_url::UrlProblem;
 use crate::catalog::{ActionSpec, ToolSpec};
 
 #[derive(Debug, thiserror::Error)]
@@ -84,10 +85,46 @@ pub enum ParamProblem {
         value: String,
         reason: &'static str,
     },
+    /// A string that is not in the form GitLab reads (`date`, `date-time`).
+    Format {
+        name: &'static str,
+        value: String,
+        expected: &'static str,
+    },
+    /// A number outside GitLab's bounds.
+    OutOfRange {
+        name: &'static str,
+        value: i64,
+        minimum: Option<i64>,
+        maximum: Option<i64>,
+    },
+    /// None of several parameters of which one is needed.
+    OneOf {
+        names: &'static [&'static str],
+    },
+    /// A view key or `confirm` put inside `params`.
+    BesideAction {
+        key: String,
+    },
+    /// A web URL or reference that cannot stand for this call's parameters.
+    Url(UrlProblem),
     /// A list that needs at least one `element`.
     Empty {
         name: &'static str,
         element: &'static str,
+    },
+    /// Two parameters of which exactly one must be given: both were, or
+    /// neither.
+    /// Two parameters of which at most one may be given.
+    BothGiven {
+        names: [&'static str; 2],
+    },
+    /// The end of a range before its start.
+    EndsBeforeStart {
+        name: &'static str,
+        end: i64,
+        start_name: &'static str,
+        start: i64,
     },
     /// A problem with one object of an array parameter: `field` of element
     /// `index` (`actions[1].content`), or the element itself.
@@ -127,12 +164,19 @@ impl ParamProblem {
     /// The declared parameter this problem is about, if any.
     pub fn param(&self) -> Option<&'static str> {
         match self {
-            ParamProblem::Unknown { .. } => None,
+            ParamProblem::Unknown { .. }
+            | ParamProblem::BesideAction { .. }
+            | ParamProblem::OneOf { .. }
+            | ParamProblem::Url(_) => None,
             ParamProblem::Missing { name }
             | ParamProblem::WrongType { name, .. }
             | ParamProblem::NotAllowed { name, .. }
             | ParamProblem::BadPathValue { name, .. }
-            | ParamProblem::Empty { name, .. } => Some(name),
+            | ParamProblem::Format { name, .. }
+            | ParamProblem::OutOfRange { name, .. }
+            | ParamProblem::Empty { name, .. }
+            | ParamProblem::EndsBeforeStart { name, .. } => Some(name),
+            ParamProblem::BothGiven { .. } => None,
             ParamProblem::Item { param, .. } => Some(param),
         }
     }
@@ -225,9 +269,47 @@ impl fmt::Display for ParamProblem {
                 value,
                 reason,
             } => write!(f, "`{name}` cannot be \"{value}\": {reason}"),
+            ParamProblem::Format {
+                name,
+                value,
+                expected,
+            } => write!(f, "`{name}` must be {expected}; got \"{value}\""),
+            ParamProblem::OutOfRange {
+                name,
+                value,
+                minimum,
+                maximum,
+            } => match (minimum, maximum) {
+                (Some(min), _) if value < min => {
+                    write!(f, "`{name}` must be at least {min}; got {value}")
+                }
+                (_, Some(max)) => write!(f, "`{name}` must be at most {max}; got {value}"),
+                _ => write!(f, "`{name}` is out of range: {value}"),
+            },
+            ParamProblem::OneOf { names } => {
+                let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+                write!(f, "give {} (at least one)", names.join(" or "))
+            }
+            ParamProblem::BesideAction { key } => write!(
+                f,
+                "`{key}` is not a parameter: it goes beside `action`, not inside `params`"
+            ),
+            ParamProblem::Url(problem) => write!(f, "{problem}"),
             ParamProblem::Empty { name, element } => {
                 write!(f, "`{name}` is empty: give at least one {element}")
             }
+            ParamProblem::BothGiven { names: [a, b] } => {
+                write!(f, "`{a}` and `{b}` are both given: give one of them")
+            }
+            ParamProblem::EndsBeforeStart {
+                name,
+                end,
+                start_name,
+                start,
+            } => write!(
+                f,
+                "`{name}` ({end}) is before `{start_name}` ({start}): a range ends at or after its start"
+            ),
             ParamProblem::Item {
                 param,
                 index,
@@ -273,6 +355,22 @@ impl fmt::Display for ParamProblem {
     }
 }
 
+impl ParamProblem {
+    /// Whether the problem's own words tell the agent how to fix it: only
+    /// an unknown name with no likely meaning needs the full help.
+    fn has_fix(&self) -> bool {
+        !matches!(
+            self,
+            ParamProblem::Unknown {
+                suggestion: None,
+                ..
+            }
+        )
+    }
+}
+
+/// Replies are sized to the mistake: each problem with its fix, then the
+/// accepted names; the full help only when a problem has no fix of its own.
 fn render_envelope(
     tool: &ToolSpec,
     action: Option<&ActionSpec>,
@@ -282,13 +380,16 @@ fn render_envelope(
     for p in problems {
         let _ = writeln!(out, "- {p}");
     }
-    let _ = writeln!(
-        out,
-        "\nThe arguments are one envelope: {{\"action\": \"<action>\", \"params\": {{...}}}}."
+    out.push_str(
+        "The arguments are one envelope: {\"action\": \"<action>\", \"params\": {...}}, with view keys (fields, raw, lines, file, max_items) and confirm beside action.\n",
     );
     match action {
-        Some(action) => out.push_str(&help::action_help(tool, action)),
-        None => out.push_str(&help::tool_help(tool)),
+        Some(action) => {
+            let _ = writeln!(out, "{}", help::param_index(action));
+        }
+        None => {
+            let _ = writeln!(out, "{}", help::action_index(tool));
+        }
     }
     out
 }
@@ -308,8 +409,11 @@ fn render_unknown_action(
     for (other, action) in elsewhere {
         let _ = writeln!(out, "- tool `{other}` has action `{action}`");
     }
-    out.push('\n');
-    out.push_str(&help::tool_help(tool));
+    if closest.is_empty() && elsewhere.is_empty() {
+        let _ = writeln!(out, "{}", help::action_index(tool));
+    } else {
+        out.push_str("{\"action\": \"help\"} lists every action.\n");
+    }
     out
 }
 
@@ -318,7 +422,18 @@ fn render_params(tool: &ToolSpec, action: &ActionSpec, problems: &[ParamProblem]
     for p in problems {
         let _ = writeln!(out, "- {p}");
     }
-    out.push('\n');
-    out.push_str(&help::action_help(tool, action));
+    if problems.iter().all(ParamProblem::has_fix) {
+        let _ = writeln!(out, "{}", help::param_index(action));
+        if problems
+            .iter()
+            .any(|p| matches!(p, ParamProblem::Missing { .. }))
+        {
+            let _ = writeln!(out, "Example: {}", crate::catalog::example_envelope(action));
+        }
+        let _ = writeln!(out, "{}", help::help_pointer(action));
+    } else {
+        out.push('\n');
+        out.push_str(&help::action_help(tool, action));
+    }
     out
 }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::catalog::{self, ActionSpec, ParamSpec, ParamType, Route, ToolSpec};
+use crate::catalog::{self, ActionSpec, ParamSpec, ParamType, Returns, Route, ToolSpec};
 
 /// Every action of a tool with its required parameters and summary.
 pub fn tool_help(tool: &ToolSpec) -> String {
@@ -28,6 +28,38 @@ pub fn tool_help(tool: &ToolSpec) -> String {
             required.join(", "),
             action.summary
         );
+    }
+    out.push_str(&view_keys(tool.actions.iter()));
+    out
+}
+
+/// What the keys beside `action` do, for the answers these actions give.
+fn view_keys<'a>(actions: impl Iterator<Item = &'a ActionSpec> + Clone) -> String {
+    // `help` itself answers text, but nobody windows it.
+    let any = |f: fn(&ActionSpec) -> bool| {
+        actions
+            .clone()
+            .filter(|a| matches!(a.route, Route::Rest(_)))
+            .any(f)
+    };
+    let mut out = String::from("Beside action and params, a call may add:\n");
+    if any(|a| matches!(a.returns, Returns::One(_) | Returns::List(_))) {
+        out.push_str("  \"fields\": [\"iid\",\"title\"]: only these fields of each object\n");
+        out.push_str("  \"raw\": true: every field GitLab sent, not the summary\n");
+    }
+    if any(|a| matches!(a.returns, Returns::List(_))) {
+        out.push_str("  \"max_items\": 300: follow a list's pages up to this many items\n");
+    }
+    if any(|a| matches!(a.returns, Returns::Text(_))) {
+        out.push_str(
+            "  \"lines\": \"1-200\" or \"-100\": a window of a text answer (a log, a file)\n",
+        );
+    }
+    if any(ActionSpec::shows_diffs) {
+        out.push_str("  \"file\": \"<path>\": one file of a diff\n");
+    }
+    if any(|a| a.destructive) {
+        out.push_str("  \"confirm\": true: the user agreed to a destructive action (when the server lets the model confirm)\n");
     }
     out
 }
@@ -60,7 +92,7 @@ pub fn action_help(tool: &ToolSpec, action: &ActionSpec) -> String {
         out.push_str("This action takes no parameters.\n");
     } else {
         out.push_str("Accepted parameters (* = required):\n");
-        for p in action.params {
+        for p in action.params.iter().filter(|p| !p.deprecated) {
             let _ = writeln!(
                 out,
                 "  {}{} ({}): {}",
@@ -70,8 +102,30 @@ pub fn action_help(tool: &ToolSpec, action: &ActionSpec) -> String {
                 p.doc
             );
         }
+        if action.param("project_id").is_some() && action.param("url").is_none() {
+            out.push_str("  url (string): a GitLab web URL, or a reference such as group/project#42, in place of the parameters it holds.\n");
+        }
+        let deprecated: Vec<String> = action
+            .params
+            .iter()
+            .filter(|p| p.deprecated)
+            .map(|p| match p.replaced_by {
+                Some(current) => format!("{} (use {current})", p.name),
+                None => p.name.to_string(),
+            })
+            .collect();
+        if !deprecated.is_empty() {
+            let _ = writeln!(
+                out,
+                "Deprecated, still accepted: {}.",
+                deprecated.join(", ")
+            );
+        }
     }
     let _ = writeln!(out, "Example: {}", catalog::example_envelope(action));
+    if !matches!(action.returns, Returns::Nothing) || action.destructive {
+        out.push_str(&view_keys(std::iter::once(action)));
+    }
     out
 }
 
@@ -109,4 +163,65 @@ fn param_shape(p: &ParamSpec) -> String {
         let _ = write!(shape, "; default {default}");
     }
     shape
+}
+
+/// The parameters by name only, required ones starred:
+/// `Parameters (* required): project_id*, issue_iid*, fields`.
+/// How many parameter or action names an error's index shows before "and
+/// N more".
+const INDEX_NAMES: usize = 24;
+
+pub fn param_index(action: &ActionSpec) -> String {
+    if action.params.is_empty() {
+        return "This action takes no parameters.".into();
+    }
+    // Every required parameter, and optional ones in catalog order up to
+    // the cap: a settings action would otherwise fill the reply with names.
+    let current: Vec<&ParamSpec> = action.params.iter().filter(|p| !p.deprecated).collect();
+    let required = current.iter().filter(|p| p.required).count();
+    let mut room = INDEX_NAMES.saturating_sub(required);
+    let mut names = Vec::new();
+    let mut left_out = 0;
+    for p in current {
+        if p.required {
+            names.push(format!("{}*", p.name));
+        } else if room > 0 {
+            names.push(p.name.to_string());
+            room -= 1;
+        } else {
+            left_out += 1;
+        }
+    }
+    if left_out > 0 {
+        names.push(format!("and {left_out} more"));
+    }
+    let url = if action.param("project_id").is_some() && action.param("url").is_none() {
+        "; or `url`, a GitLab web URL (or group/project#42) for the parameters it holds"
+    } else {
+        ""
+    };
+    format!("Parameters (* required): {}{url}.", names.join(", "))
+}
+
+/// `{"action": "help", "params": {"action": "get"}}`: where the full help is.
+pub fn help_pointer(action: &ActionSpec) -> String {
+    format!(
+        "Every parameter explained: {{\"action\": \"help\", \"params\": {{\"action\": \"{}\"}}}}.",
+        action.name
+    )
+}
+
+/// The tool's action names, in catalog order (the main ones come first),
+/// up to the cap: the tool's `action` enum already lists them all.
+pub fn action_index(tool: &ToolSpec) -> String {
+    let names: Vec<&str> = tool.actions.iter().map(|a| a.name).collect();
+    if names.len() <= INDEX_NAMES {
+        return format!("Actions of {}: {}.", tool.name, names.join(", "));
+    }
+    format!(
+        "Actions of {}: {}, and {} more ({{\"action\": \"help\"}} lists every one).",
+        tool.name,
+        names[..INDEX_NAMES].join(", "),
+        names.len() - INDEX_NAMES
+    )
 }

@@ -8,17 +8,21 @@
 //! before answering.
 
 mod checks;
+mod deprecation;
 mod envelope;
 mod error;
 pub mod help;
 mod params;
 pub mod suggest;
 pub mod view;
+pub mod web_url;
 
 use serde_json::{Map, Value};
 
 use crate::catalog::{ActionSpec, ParamSpec, ToolSpec};
+use crate::encoding;
 
+pub use deprecation::Deprecated;
 pub use envelope::{ENVELOPE_KEYS, Envelope};
 pub use error::{DecodeError, EnvelopeProblem, ItemProblem, ParamProblem};
 pub use view::{LineRange, View, ViewProblem};
@@ -35,6 +39,8 @@ pub struct ValidatedCall {
     pub view: View,
     /// What the caller said about safety: `confirm`, `quick_actions`.
     pub intent: Intent,
+    /// The deprecated parameters the call used, for the answer to name.
+    pub deprecated: Vec<Deprecated>,
 }
 
 /// The envelope's safety keys, judged by the server's policy.
@@ -60,11 +66,13 @@ impl ValidatedCall {
 }
 
 /// Decode and validate one call of `tool`. `all` is the whole tool set, used
-/// to say which other tool has an action this one lacks.
+/// to say which other tool has an action this one lacks. `gitlab` is the
+/// GitLab's web address (without `/api/v4`), to read web URLs on it.
 pub fn decode(
     tool: &'static ToolSpec,
     all: &'static [ToolSpec],
     arguments: Map<String, Value>,
+    gitlab: Option<&str>,
 ) -> Result<ValidatedCall, DecodeError> {
     let mut envelope = envelope::decode(tool, arguments)?;
     let action = match tool.action(&envelope.action) {
@@ -89,12 +97,30 @@ pub fn decode(
         }
     };
     let view = take_view(tool, action, &mut envelope)?;
-    let args =
-        params::validate(action, envelope.params).map_err(|problems| DecodeError::Params {
-            tool,
-            action,
-            problems,
-        })?;
+    let url_problems = read_urls(action, &mut envelope.params, gitlab);
+    let args = match params::validate(action, envelope.params) {
+        Ok(args) if url_problems.is_empty() => args,
+        Ok(_) => {
+            return Err(DecodeError::Params {
+                tool,
+                action,
+                problems: url_problems,
+            });
+        }
+        Err(mut problems) => {
+            problems.splice(0..0, url_problems);
+            return Err(DecodeError::Params {
+                tool,
+                action,
+                problems,
+            });
+        }
+    };
+    let deprecated = deprecation::used(action, &args).map_err(|problems| DecodeError::Params {
+        tool,
+        action,
+        problems,
+    })?;
     if let Some(check) = action.check {
         let problems = checks::find(check).problems(&args);
         if !problems.is_empty() {
@@ -114,7 +140,115 @@ pub fn decode(
             confirm: envelope.confirm,
             quick_actions: envelope.quick_actions,
         },
+        deprecated,
     })
+}
+
+/// Web URLs and references in place of parameters: `url`, and a
+/// `project_id` given as the project's web URL. Each value the URL holds
+/// fills the parameter it stands for, unless the call gives that parameter
+/// otherwise (then the two must agree).
+fn read_urls(
+    action: &'static ActionSpec,
+    params: &mut Map<String, Value>,
+    gitlab: Option<&str>,
+) -> Vec<ParamProblem> {
+    let Some(project_param) = action.param("project_id") else {
+        return Vec::new();
+    };
+    let base = gitlab.unwrap_or("");
+    let mut problems = Vec::new();
+    if let Some(Value::String(text)) = params.get("project_id")
+        && web_url::is_web_url(text)
+    {
+        match web_url::parse_project(text, base) {
+            Ok(project) => {
+                params.insert(project_param.name.into(), Value::String(project));
+            }
+            Err(problem) => problems.push(ParamProblem::Url(problem)),
+        }
+    }
+    // An action with a `url` of its own (a webhook's) takes it as it is.
+    if action.param("url").is_some() {
+        return problems;
+    }
+    let Some(url) = params.remove("url") else {
+        return problems;
+    };
+    let Value::String(text) = url else {
+        problems.push(ParamProblem::WrongType {
+            name: "url",
+            expected: "a string: a GitLab web URL, or a reference such as group/project#42".into(),
+            got: format!("{url}"),
+        });
+        return problems;
+    };
+    let parsed = match web_url::parse(&text, base) {
+        Ok(parsed) => parsed,
+        Err(problem) => {
+            problems.push(ParamProblem::Url(problem));
+            return problems;
+        }
+    };
+    let mut values: Vec<(&'static str, String)> = vec![("project_id", parsed.project.clone())];
+    for (candidates, value) in &parsed.values {
+        match candidates.iter().find(|c| action.param(c).is_some()) {
+            Some(name) => values.push((name, value.clone())),
+            None => {
+                let resource = parsed.resource.expect("a value comes from a matched shape");
+                problems.push(ParamProblem::Url(web_url::UrlProblem::NotHere {
+                    given: text.clone(),
+                    resource,
+                }));
+                return problems;
+            }
+        }
+    }
+    if let Some(note) = &parsed.note
+        && action.param("note_id").is_some()
+    {
+        values.push(("note_id", note.clone()));
+    }
+    adjust_ref_with_slashes(&mut values, params);
+    for (name, value) in values {
+        match params.get(name) {
+            Some(given) if encoding::scalar_text(given) != value => {
+                problems.push(ParamProblem::Url(web_url::UrlProblem::Conflict {
+                    param: name,
+                    from_url: value,
+                    given: encoding::scalar_text(given).into_owned(),
+                }));
+            }
+            Some(_) => {}
+            None => {
+                params.insert(name.into(), Value::String(value));
+            }
+        }
+    }
+    problems
+}
+
+/// A blob or tree URL cannot tell a ref with a `/` (`feature/login`) from
+/// the path after it; when the call gives `ref` and the URL's ref and path
+/// start with it, that ref is meant and the rest is the path.
+fn adjust_ref_with_slashes(values: &mut [(&'static str, String)], params: &Map<String, Value>) {
+    let Some(Value::String(given_ref)) = params.get("ref") else {
+        return;
+    };
+    let Some(ref_at) = values.iter().position(|(n, _)| *n == "ref") else {
+        return;
+    };
+    let Some(path_at) = values
+        .iter()
+        .position(|(n, _)| matches!(*n, "file_path" | "path"))
+    else {
+        return;
+    };
+    let joined = format!("{}/{}", values[ref_at].1, values[path_at].1);
+    if let Some(rest) = joined.strip_prefix(&format!("{given_ref}/")) {
+        values[ref_at].1 = given_ref.clone();
+        values[path_at].1 = rest.to_string();
+    }
 }
 
 /// The envelope's view keys, checked against what the action answers.
@@ -152,6 +286,24 @@ fn take_view(
             .into_iter()
             .map(EnvelopeProblem::View),
     );
+    // A field close to one the kind is known to have is a typo of it; a
+    // field far from all of them may still exist, and is let through.
+    if let (Some(fields), Some(kind)) = (&view.fields, action.kind())
+        && !kind.fields.is_empty()
+    {
+        for field in fields {
+            if kind.fields.contains(&field.as_str()) {
+                continue;
+            }
+            if let Some(meant) = suggest::typo_of(field, kind.fields.iter().copied()) {
+                problems.push(EnvelopeProblem::View(ViewProblem::UnknownField {
+                    field: field.clone(),
+                    kind: kind.name,
+                    meant,
+                }));
+            }
+        }
+    }
     if problems.is_empty() {
         Ok(view)
     } else {

@@ -7,7 +7,7 @@
 use serde_json::{Map, Number, Value};
 
 use super::error::{ItemProblem, ParamProblem};
-use super::{Arg, suggest};
+use super::{Arg, suggest, web_url};
 use crate::catalog::{ActionSpec, ArrayStyle, FieldSpec, Location, ParamSpec, ParamType};
 use crate::encoding::scalar_text;
 
@@ -18,12 +18,20 @@ pub fn validate(
     let mut problems = Vec::new();
     let mut slots: Vec<Option<Value>> = Vec::new();
     slots.resize_with(action.params.len(), || None);
+    let given_names: Vec<String> = given.keys().cloned().collect();
 
     for (key, value) in given {
         let Some(index) = action.params.iter().position(|p| p.name == key) else {
-            problems.push(ParamProblem::Unknown {
-                suggestion: suggest::suggest_param(&key, action),
-                key,
+            let envelope_key = super::ENVELOPE_KEYS
+                .iter()
+                .any(|k| *k == key && !matches!(*k, "action" | "params"));
+            problems.push(if envelope_key {
+                ParamProblem::BesideAction { key }
+            } else {
+                ParamProblem::Unknown {
+                    suggestion: suggest::suggest_param(&key, action, &given_names),
+                    key,
+                }
             });
             continue;
         };
@@ -33,6 +41,16 @@ pub fn validate(
             continue;
         }
         let spec = &action.params[index];
+        // `#42` where an issue iid is expected: GitLab's own reference.
+        let value = match (&spec.ty, &value) {
+            (ParamType::Integer, Value::String(text)) => {
+                match web_url::reference_number(spec.name, text) {
+                    Some(n) => Value::from(n),
+                    None => value,
+                }
+            }
+            _ => value,
+        };
         let checked = coerce(spec, value).and_then(|value| match check_value(spec, &value) {
             Some(problem) => Err(problem),
             None => Ok(value),
@@ -51,6 +69,20 @@ pub fn validate(
         let given_but_invalid = problems.iter().any(|p| p.param() == Some(spec.name));
         if spec.required && slot.is_none() && !given_but_invalid {
             problems.push(ParamProblem::Missing { name: spec.name });
+        }
+    }
+    for group in action.one_of {
+        let any_given = action
+            .params
+            .iter()
+            .zip(&slots)
+            .any(|(spec, slot)| slot.is_some() && group.contains(&spec.name));
+        if !any_given
+            && !problems
+                .iter()
+                .any(|p| p.param().is_some_and(|n| group.contains(&n)))
+        {
+            problems.push(ParamProblem::OneOf { names: group });
         }
     }
 
@@ -169,6 +201,27 @@ fn check_value(spec: &'static ParamSpec, value: &Value) -> Option<ParamProblem> 
             }
         }
     }
+    if let (Some(format), Value::String(text)) = (spec.format, value)
+        && let Some(expected) = format_problem(format, text)
+    {
+        return Some(ParamProblem::Format {
+            name: spec.name,
+            value: text.clone(),
+            expected,
+        });
+    }
+    if let Some(n) = value.as_i64() {
+        let below = spec.minimum.is_some_and(|min| n < min);
+        let above = spec.maximum.is_some_and(|max| n > max);
+        if below || above {
+            return Some(ParamProblem::OutOfRange {
+                name: spec.name,
+                value: n,
+                minimum: spec.minimum,
+                maximum: spec.maximum,
+            });
+        }
+    }
     if spec.location == Location::Path {
         let text = scalar_text(value).into_owned();
         // A `segments` value becomes one segment per `/`-separated part, so
@@ -272,18 +325,103 @@ fn check_field(field: &'static FieldSpec, value: Value) -> Result<Value, ItemPro
     Ok(v)
 }
 
+/// What a string of this format should look like, when it does not.
+fn format_problem(format: &str, text: &str) -> Option<&'static str> {
+    match format {
+        "date" if !is_date(text) => Some("a date, YYYY-MM-DD (such as 2026-01-31)"),
+        "date-time" if !is_date_time(text) => {
+            Some("an ISO 8601 time, such as 2026-01-31T12:00:00Z (or a date, YYYY-MM-DD)")
+        }
+        _ => None,
+    }
+}
+
+/// `YYYY-MM-DD` with a real month and day.
+fn is_date(text: &str) -> bool {
+    let b = text.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let digits = |r: std::ops::Range<usize>| {
+        text.get(r)
+            .filter(|s| s.bytes().all(|c| c.is_ascii_digit()))
+            .and_then(|s| s.parse::<u32>().ok())
+    };
+    match (digits(0..4), digits(5..7), digits(8..10)) {
+        (Some(_), Some(m), Some(d)) => (1..=12).contains(&m) && (1..=31).contains(&d),
+        _ => false,
+    }
+}
+
+/// ISO 8601 as GitLab reads it: a date, optionally `T` (or a space) and
+/// `HH:MM[:SS[.fraction]]` and a zone (`Z`, `+HH:MM`, `+HHMM`).
+fn is_date_time(text: &str) -> bool {
+    // `get`: a character may straddle byte 10 (found by fuzzing).
+    let (Some(date), Some(rest)) = (text.get(..10), text.get(10..)) else {
+        return false;
+    };
+    if !is_date(date) {
+        return false;
+    }
+    if rest.is_empty() {
+        return true;
+    }
+    let Some(time) = rest.strip_prefix(['T', 't', ' ']) else {
+        return false;
+    };
+    let zone_at = time.find(['Z', 'z', '+', '-']).unwrap_or(time.len());
+    let (clock, zone) = time.split_at(zone_at);
+    let clock_ok = {
+        let (hms, fraction) = clock.split_once('.').unwrap_or((clock, "0"));
+        let parts: Vec<&str> = hms.split(':').collect();
+        (2..=3).contains(&parts.len())
+            && parts
+                .iter()
+                .all(|p| p.len() == 2 && p.bytes().all(|c| c.is_ascii_digit()))
+            && parts[0] < "24"
+            && parts[1] < "60"
+            && !fraction.is_empty()
+            && fraction.bytes().all(|c| c.is_ascii_digit())
+    };
+    let zone_ok = match zone {
+        "" | "Z" | "z" => true,
+        z => {
+            let digits: String = z[1..].chars().filter(|c| *c != ':').collect();
+            digits.len() == 4 && digits.bytes().all(|c| c.is_ascii_digit())
+        }
+    };
+    clock_ok && zone_ok
+}
+
 fn closest_allowed(given: &str, allowed: &'static [&'static str]) -> Option<&'static str> {
     if let Some(exact) = allowed.iter().find(|a| a.eq_ignore_ascii_case(given)) {
         return Some(exact);
     }
-    suggest::closest(given, allowed.iter().copied()).or_else(|| {
-        // `open` for `opened`: a prefix is a strong hint too.
-        let lower = given.to_ascii_lowercase();
-        allowed
-            .iter()
-            .copied()
-            .find(|a| !lower.is_empty() && a.starts_with(&lower))
-    })
+    let lower = given.to_ascii_lowercase();
+    suggest::closest(given, allowed.iter().copied())
+        .or_else(|| {
+            // `open` for `opened`, `updated` for `updated_at`: a prefix is a
+            // strong hint too.
+            allowed
+                .iter()
+                .copied()
+                .find(|a| !lower.is_empty() && a.starts_with(&lower))
+        })
+        .or_else(|| {
+            // `failure` for `failed`: the same stem of four letters or more,
+            // when only one value has it.
+            let stem = |a: &str| {
+                a.bytes()
+                    .zip(lower.bytes())
+                    .take_while(|(x, y)| x == y)
+                    .count()
+            };
+            let mut close = allowed.iter().copied().filter(|a| stem(a) >= 4);
+            match (close.next(), close.next()) {
+                (Some(only), None) => Some(only),
+                _ => None,
+            }
+        })
 }
 
 fn expected_type(spec: &ParamSpec) -> String {
@@ -318,5 +456,44 @@ pub fn json_kind(value: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::Array(_) => "array",
         Value::Object(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_date, is_date_time};
+
+    #[test]
+    fn a_character_across_the_tenth_byte_is_no_date_time_and_no_panic() {
+        // Found by the `request` fuzz target: `&text[..10]` panicked.
+        assert!(!is_date_time("2024-01-0é1T00:00:00Z"));
+        assert!(!is_date_time("2024-01-é"));
+    }
+
+    #[test]
+    fn dates_and_times_as_gitlab_reads_them() {
+        for ok in ["2026-01-31", "2026-12-01"] {
+            assert!(is_date(ok), "{ok}");
+        }
+        for bad in ["next friday", "2026-13-01", "2026-1-31", "31/01/2026", ""] {
+            assert!(!is_date(bad), "{bad}");
+        }
+        for ok in [
+            "2026-01-31",
+            "2026-01-31T12:00:00Z",
+            "2026-01-31T12:00Z",
+            "2026-01-31T12:00:00.123+02:00",
+            "2026-01-31 12:00:00-0500",
+        ] {
+            assert!(is_date_time(ok), "{ok}");
+        }
+        for bad in [
+            "yesterday",
+            "2026-01-31T25:00:00Z",
+            "2026-01-31T12",
+            "2026-01-31T12:00:00+2",
+        ] {
+            assert!(!is_date_time(bad), "{bad}");
+        }
     }
 }

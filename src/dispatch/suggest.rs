@@ -32,10 +32,30 @@ pub fn snake_case(name: &str) -> String {
     out
 }
 
-/// The accepted parameter `key` probably meant, if any.
-pub fn suggest_param(key: &str, action: &ActionSpec) -> Option<&'static str> {
-    let names: Vec<&'static str> = action.params.iter().map(|p| p.name).collect();
-    suggest_among(key, &names)
+/// The accepted parameter `key` probably meant, if any; parameters the call
+/// already gives (`given`) are not suggested again.
+pub fn suggest_param(key: &str, action: &ActionSpec, given: &[String]) -> Option<&'static str> {
+    let names: Vec<&'static str> = action
+        .params
+        .iter()
+        .map(|p| p.name)
+        .filter(|n| !given.iter().any(|g| g == n))
+        .collect();
+    if let Some(name) = suggest_among(key, &names) {
+        return Some(name);
+    }
+    // A bare `id` or `iid` is the action's own resource: its last path
+    // parameter not already given.
+    let snake = snake_case(key);
+    if matches!(snake.as_str(), "id" | "iid") {
+        return action
+            .params
+            .iter()
+            .filter(|p| p.location == crate::catalog::Location::Path)
+            .map(|p| p.name)
+            .rfind(|n| names.contains(n));
+    }
+    None
 }
 
 /// The name among `names` that `key` probably meant: the same name in
@@ -63,6 +83,13 @@ pub fn suggest_among(key: &str, names: &[&'static str]) -> Option<&'static str> 
     });
     if part_of.is_some() {
         return part_of;
+    }
+    // `ref_name` for `ref`: an accepted name is one word of the key.
+    let words: Vec<&str> = snake.split('_').collect();
+    if words.len() > 1
+        && let Some(n) = names.iter().copied().find(|n| words.contains(n))
+    {
+        return Some(n);
     }
     closest(&snake, names.iter().copied())
 }
@@ -92,6 +119,21 @@ pub fn closest<'a>(given: &str, candidates: impl Iterator<Item = &'a str>) -> Op
     (distance <= allowed || similarity >= 0.92).then_some(name)
 }
 
+/// A typo of one of `candidates`: the same first letter and about one edit
+/// per four letters. Stricter than `closest`, for names that may be right
+/// although unknown (a field GitLab added).
+pub fn typo_of<'a>(given: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let given = given.to_ascii_lowercase();
+    let first = given.chars().next()?;
+    let allowed = (given.chars().count() / 4).max(1);
+    candidates
+        .filter(|c| c.starts_with(first))
+        .map(|c| (c, strsim::damerau_levenshtein(&given, c)))
+        .filter(|(_, d)| *d <= allowed)
+        .min_by_key(|(_, d)| *d)
+        .map(|(c, _)| c)
+}
+
 /// Words of a guessed action name, mapped to catalog words and singular.
 /// The flag says whether a plural noun asked for a list (`get_comments`).
 fn action_words(given: &str) -> (Vec<String>, bool) {
@@ -108,17 +150,31 @@ fn action_words(given: &str) -> (Vec<String>, bool) {
         };
         let word = match mapped(raw) {
             Some(m) => m.to_string(),
-            None => match raw.strip_suffix('s') {
-                Some(stem) if stem.len() > 2 && !raw.ends_with("ss") => {
+            None => match singular(raw) {
+                Some(stem) => {
                     plural = true;
                     mapped(stem).unwrap_or(stem).to_string()
                 }
-                _ => raw.to_string(),
+                None => raw.to_string(),
             },
         };
         words.extend(word.split('_').map(str::to_string));
     }
     (words, plural)
+}
+
+/// `branches` → `branch`, `issues` → `issue`; `None` when not a plural.
+fn singular(word: &str) -> Option<&str> {
+    if let Some(stem) = word.strip_suffix("es")
+        && (stem.ends_with("ch")
+            || stem.ends_with("sh")
+            || stem.ends_with('x')
+            || stem.ends_with("ss"))
+    {
+        return Some(stem);
+    }
+    word.strip_suffix('s')
+        .filter(|stem| stem.len() > 2 && !word.ends_with("ss"))
 }
 
 /// The nouns a tool's name stands for: `gitlab_merge_request` → merge, request.
@@ -161,8 +217,11 @@ pub fn match_action(given: &str, tool: &'static ToolSpec) -> Option<&'static str
             candidates.push(format!("{}_list", rest[0]));
         }
     }
+    // `get_diff` for `diffs`: the same action, named in the plural.
+    let plurals: Vec<String> = candidates.iter().map(|c| format!("{c}s")).collect();
     candidates
         .iter()
+        .chain(&plurals)
         .find_map(|c| tool.action(c))
         .map(|a| a.name)
 }
@@ -174,6 +233,12 @@ pub fn closest_actions(given: &str, tool: &'static ToolSpec) -> Vec<&'static str
         out.push(name);
     }
     let snake = snake_case(given);
+    // A typo of a short name (`gte` for `get`) is edit distance, not likeness.
+    if let Some(name) = closest(&snake, tool.actions.iter().map(|a| a.name))
+        && !out.contains(&name)
+    {
+        out.push(name);
+    }
     let mut scored: Vec<(&'static str, f64)> = tool
         .actions
         .iter()

@@ -34,13 +34,27 @@ pub enum LineRange {
 /// A view key that does not fit the action, or a `lines` that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ViewProblem {
-    BadLines { given: String },
-    LinesBackwards { given: String },
+    BadLines {
+        given: String,
+    },
+    LinesBackwards {
+        given: String,
+    },
     LinesOnJson,
     FileWithoutDiffs,
+    /// `file` beside `action` where the action has a `file` parameter.
+    FileIsAParam,
     FieldsOnText,
     MaxItemsOnNonList,
-    MaxItemsRange { given: i64 },
+    MaxItemsRange {
+        given: i64,
+    },
+    /// A `fields` entry close to a field the answer's kind has.
+    UnknownField {
+        field: String,
+        kind: &'static str,
+        meant: &'static str,
+    },
 }
 
 impl fmt::Display for ViewProblem {
@@ -59,11 +73,18 @@ impl fmt::Display for ViewProblem {
             ViewProblem::FileWithoutDiffs => f.write_str(
                 "`file` picks one file's diff from a diff answer (merge request `diffs`, commit `commit_diff`, `compare`); this action has none",
             ),
+            ViewProblem::FileIsAParam => f.write_str(
+                "`file` is a parameter of this action: put it inside `params`, not beside `action`",
+            ),
             ViewProblem::FieldsOnText => f.write_str(
                 "`fields` and `raw` apply to JSON answers; this action answers text: use `lines`",
             ),
             ViewProblem::MaxItemsOnNonList => f.write_str(
                 "`max_items` follows the pages of a list; this action answers one object or text",
+            ),
+            ViewProblem::UnknownField { field, kind, meant } => write!(
+                f,
+                "`fields`: `{field}` is not a field of {kind}; did you mean `{meant}`?"
             ),
             ViewProblem::MaxItemsRange { given } => write!(
                 f,
@@ -107,7 +128,11 @@ pub fn check(view: &View, action: &ActionSpec) -> Vec<ViewProblem> {
         problems.push(ViewProblem::LinesOnJson);
     }
     if view.file.is_some() && !action.shows_diffs() {
-        problems.push(ViewProblem::FileWithoutDiffs);
+        if action.params.iter().any(|p| p.name == "file") {
+            problems.push(ViewProblem::FileIsAParam);
+        } else {
+            problems.push(ViewProblem::FileWithoutDiffs);
+        }
     }
     if is_text && (view.fields.is_some() || view.raw) {
         problems.push(ViewProblem::FieldsOnText);

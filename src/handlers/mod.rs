@@ -6,7 +6,10 @@
 //! registered below.
 
 mod artifact_list;
+mod line_comment;
+pub mod lockdown;
 mod paging;
+mod review_context;
 mod upload;
 
 use std::future::Future;
@@ -30,11 +33,22 @@ pub struct Gitlab<'a> {
     pub target: &'a Target,
     pub render: render::Options,
     pub progress: Option<&'a dyn Progress>,
+    /// Lockdown's screen, when the operator turned it on.
+    pub screen: Option<&'a lockdown::Screen>,
 }
 
 impl Gitlab<'_> {
+    /// One request; with lockdown on, its answer comes back screened.
     pub async fn send(&self, request: &HttpRequest) -> Result<Response, Failed> {
-        self.client.send(self.target, request).await
+        let response = self.client.send(self.target, request).await?;
+        Ok(match self.screen {
+            Some(screen) => {
+                screen
+                    .screen(self.client, self.target, request, response)
+                    .await
+            }
+            None => response,
+        })
     }
 
     pub fn progress(&self, done: f64, total: Option<f64>, message: &str) {
@@ -53,7 +67,9 @@ impl Gitlab<'_> {
             connect_timeout_secs: settings.connect_timeout.as_secs(),
             request_timeout_secs: settings.request_timeout.as_secs(),
         };
-        Output::error(render::failure(call, &failed.error, &context))
+        // GitLab's messages can quote what its users wrote.
+        let text = render::failure(call, &failed.error, &context);
+        Output::error(render::untrusted::escape(&text).into_owned())
     }
 }
 
@@ -118,6 +134,8 @@ impl Handler for Plain {}
 
 static REGISTRY: &[(&str, &dyn Handler)] = &[
     ("artifact_list", &artifact_list::ArtifactList),
+    ("line_comment", &line_comment::LineComment),
+    ("review_context", &review_context::ReviewContext),
     ("upload", &upload::Upload),
 ];
 

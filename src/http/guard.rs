@@ -9,7 +9,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use std::sync::Arc;
 
-use super::refuse;
+use super::{closing, refuse};
 
 /// The accepted `Host` entries and extra origins.
 #[derive(Debug, Clone)]
@@ -99,12 +99,13 @@ pub async fn middleware(State(guard): State<Arc<Guard>>, request: Request, next:
         Ok(()) => next.run(request).await,
         Err(reason) => {
             tracing::info!(%reason, "request refused");
-            refuse(
+            // Nothing of a foreign site's request is read, its body neither.
+            closing(refuse(
                 StatusCode::FORBIDDEN,
                 "forbidden",
                 &reason,
                 "host_or_origin",
-            )
+            ))
         }
     }
 }

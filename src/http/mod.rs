@@ -5,8 +5,11 @@
 //! (`credentials.rs`: its own GitLab token, the endpoint secret, or a
 //! refusal with a pointer to the protected-resource metadata), and the
 //! concurrency bounds (`limits.rs`). Only then does rmcp see it, with the
-//! request's `Target` in its extensions. Nothing is kept between requests,
-//! so any number of instances can serve behind a plain load balancer.
+//! request's `Target` in its extensions. A refusal is sent once the
+//! request's body is read (within the body bound and a short time), else
+//! with `Connection: close`: the connection stays usable, as OAuth
+//! discovery after a 401 needs. Nothing is kept between requests, so any
+//! number of instances can serve behind a plain load balancer.
 
 mod credentials;
 mod guard;
@@ -16,7 +19,7 @@ pub mod settings;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -185,6 +188,36 @@ pub fn app(
         .layer(middleware::from_fn(access_log)))
 }
 
+/// How long the body of a refused request may take to arrive (`refused`).
+const DRAIN_TIME: Duration = Duration::from_secs(2);
+
+/// A refusal sent without reading the request's body: the connection
+/// closes after it, and the answer says so.
+pub(crate) fn closing(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// A refusal of a request nobody read the body of, sent once the body is
+/// read. hyper closes a connection whose request body was neither read nor
+/// all received when the answer went out, without `Connection: close` in
+/// that answer; a client that writes the body after the headers (the
+/// Python SDK's httpx) and reuses the connection for its next request, as
+/// OAuth discovery after a 401 does, then fails with "server disconnected
+/// without sending a response". So the body (at most `limit` bytes) is
+/// read first, for at most `DRAIN_TIME`; a body that is larger, slower or
+/// broken gets the refusal with `Connection: close`.
+async fn refused(request: Request, limit: usize, response: Response) -> Response {
+    let read =
+        tokio::time::timeout(DRAIN_TIME, axum::body::to_bytes(request.into_body(), limit)).await;
+    match read {
+        Ok(Ok(_)) => response,
+        _ => closing(response),
+    }
+}
+
 /// Credentials, body bound and concurrency, for the MCP endpoint.
 async fn admit(State(state): State<Arc<AppState>>, mut request: Request, next: Next) -> Response {
     let declared = request
@@ -193,7 +226,7 @@ async fn admit(State(state): State<Arc<AppState>>, mut request: Request, next: N
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > state.max_body_bytes) {
-        return refuse(
+        return closing(refuse(
             StatusCode::PAYLOAD_TOO_LARGE,
             "payload_too_large",
             &format!(
@@ -201,28 +234,27 @@ async fn admit(State(state): State<Arc<AppState>>, mut request: Request, next: N
                 state.max_body_bytes
             ),
             "body_too_large",
-        );
+        ));
     }
     let resolved = match state.resolver.resolve(request.headers()) {
         Ok(resolved) => resolved,
-        Err(Refusal::Unauthenticated(why)) => {
-            return unauthorized(&state, request.headers(), None, why);
-        }
-        Err(Refusal::InvalidToken(problem)) => {
-            return unauthorized(
-                &state,
-                request.headers(),
-                Some("invalid_token"),
-                &problem.to_string(),
-            );
-        }
-        Err(Refusal::GitLabUrl(url)) => {
-            return refuse(
-                StatusCode::FORBIDDEN,
-                "forbidden",
-                &format!("`{url}` is not a GitLab this server may reach; nothing was sent"),
-                "gitlab_url",
-            );
+        Err(refusal) => {
+            let response = match refusal {
+                Refusal::Unauthenticated(why) => unauthorized(&state, request.headers(), None, why),
+                Refusal::InvalidToken(problem) => unauthorized(
+                    &state,
+                    request.headers(),
+                    Some("invalid_token"),
+                    &problem.to_string(),
+                ),
+                Refusal::GitLabUrl(url) => refuse(
+                    StatusCode::FORBIDDEN,
+                    "forbidden",
+                    &format!("`{url}` is not a GitLab this server may reach; nothing was sent"),
+                    "gitlab_url",
+                ),
+            };
+            return refused(request, state.max_body_bytes, response).await;
         }
     };
     let _permit = match state.limits.admit(resolved.credential_key) {
@@ -249,7 +281,7 @@ async fn admit(State(state): State<Arc<AppState>>, mut request: Request, next: N
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            return response;
+            return refused(request, state.max_body_bytes, response).await;
         }
     };
     request.extensions_mut().insert(resolved.target);

@@ -8,6 +8,7 @@
 //! suggestions and the dispatcher never see the others. `refusal` explains a
 //! call to an action that was pruned.
 
+pub mod lockdown;
 mod patterns;
 pub mod quick_actions;
 
@@ -58,6 +59,8 @@ pub struct Policy {
     pub confirmation: Confirmation,
     /// Let text that GitLab runs as quick actions through without an opt-in.
     pub allow_quick_actions: bool,
+    /// Withhold what authors below this role in a project wrote.
+    pub lockdown: Option<lockdown::Role>,
 }
 
 impl Policy {

@@ -70,22 +70,25 @@ pub fn render(diffs: &[Node], file: Option<&str>, cap: usize) -> Result<String, 
             }
         ));
     }
+    // The diffs are GitLab's text, framed; the notes about cuts are ours.
+    let room = cap.saturating_sub(super::untrusted::FRAME_ROOM);
     let mut out = String::new();
+    let mut notes = String::new();
     let mut left_out: Vec<String> = Vec::new();
     for d in chosen {
         let head = header(d);
         let body = d.get("diff").and_then(Node::as_str).unwrap_or_default();
         let block = format!("=== {head}\n{body}");
-        if !left_out.is_empty() || out.len() + block.len() + 1 > cap {
+        if !left_out.is_empty() || out.len() + block.len() + 1 > room {
             if out.is_empty() {
                 // A single diff over the cap: show its start.
-                let mut end = cap.saturating_sub(CUT_NOTE_ROOM).min(block.len());
+                let mut end = room.saturating_sub(CUT_NOTE_ROOM).min(block.len());
                 while !block.is_char_boundary(end) {
                     end -= 1;
                 }
                 out.push_str(&block[..end]);
-                out.push_str(&format!(
-                    "\n[cut: this diff is {} bytes, over the {} KB response cap]\n",
+                notes.push_str(&format!(
+                    "\n[cut: this diff is {} bytes, over the {} KB response cap]",
                     block.len(),
                     cap / 1024
                 ));
@@ -101,15 +104,14 @@ pub fn render(diffs: &[Node], file: Option<&str>, cap: usize) -> Result<String, 
     }
     if !left_out.is_empty() {
         let names: Vec<&str> = left_out.iter().map(String::as_str).collect();
-        out.push_str(&format!(
-            "[cut at the {} KB response cap: {} more files not shown: {}. One file: \"file\": \"<path>\" beside action]\n",
+        notes.push_str(&format!(
+            "\n[cut at the {} KB response cap: {} more files not shown: {}. One file: \"file\": \"<path>\" beside action]",
             cap / 1024,
             left_out.len(),
             names_within(&names, FILE_NAMES_ROOM)
         ));
     }
-    if out.ends_with('\n') {
-        out.pop();
-    }
-    Ok(out)
+    let mut text = super::untrusted::frame(&out);
+    text.push_str(&notes);
+    Ok(text)
 }

@@ -162,7 +162,7 @@ pub fn object_text(value: &mut Node, cap: usize) -> (String, Option<String>) {
             text,
             Some(format!(
                 "[cut at the {} KB response cap: the answer is {whole} bytes; ask for less with fields]",
-                cap / 1024
+                cap.div_ceil(1024)
             )),
         );
     }
@@ -171,7 +171,7 @@ pub fn object_text(value: &mut Node, cap: usize) -> (String, Option<String>) {
         text,
         Some(format!(
             "[cut to the {} KB response cap: {} shortened]",
-            cap / 1024,
+            cap.div_ceil(1024),
             names_within(&cut, NOTE_NAMES_ROOM)
         )),
     )

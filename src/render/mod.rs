@@ -16,6 +16,7 @@ mod pagination;
 mod terminal;
 mod text;
 mod tree;
+pub mod untrusted;
 mod zip_listing;
 
 pub use failure::{Context, failure};
@@ -76,6 +77,12 @@ impl Output {
             is_error: true,
             structured: None,
         }
+    }
+
+    /// A bracketed line after the answer, like the pagination line.
+    pub fn with_note(mut self, note: &str) -> Self {
+        self.text.push_str(&format!("\n[{note}]"));
+        self
     }
 }
 
@@ -156,6 +163,8 @@ fn diff_list(
     if call.view.raw || call.view.fields.is_some() {
         return list(call, kind, items, pagination, options);
     }
+    let mut items = items;
+    items.iter_mut().for_each(untrusted::escape_node);
     match diff::render(&items, call.view.file.as_deref(), options.max_bytes) {
         Ok(text) => Output::ok(text),
         Err(message) => Output::error(message),
@@ -190,12 +199,18 @@ fn list(
     let total = items.len();
     let shown: Vec<Node> = items
         .into_iter()
-        .map(|i| json::shape(i, Some(kind), true, &call.view))
+        .map(|i| {
+            let mut item = json::shape(i, Some(kind), true, &call.view);
+            untrusted::escape_node(&mut item);
+            item
+        })
         .collect();
-    let (mut text, count) = json::list_text(&shown, cap);
-    if total == 0 {
-        text = "[]".to_string();
-    }
+    let (text, count) = json::list_text(&shown, cap.saturating_sub(untrusted::FRAME_ROOM));
+    let mut text = if total == 0 {
+        "[]".to_string()
+    } else {
+        untrusted::frame(&text)
+    };
     if count < total {
         text.push_str(&format!(
             "\n[cut at the {} KB response cap: {count} of {total} items shown; ask for fewer with per_page, or for less with fields]",
@@ -228,6 +243,7 @@ fn one(
     if !call.view.raw {
         decode_file_content(&mut node);
     }
+    untrusted::escape_node(&mut node);
     let note = json::unknown_fields(&[&node], &call.view);
     // Diffs inside an object (compare's `diffs`) are shown as diffs after
     // the object.
@@ -238,7 +254,8 @@ fn one(
         _ => None,
     };
     let mut shown = json::shape(node, kind, false, &call.view);
-    let (mut text, cut) = json::object_text(&mut shown, cap);
+    let (text, cut) = json::object_text(&mut shown, cap.saturating_sub(untrusted::FRAME_ROOM));
+    let mut text = untrusted::frame(&text);
     for note in [cut, note].into_iter().flatten() {
         text.push('\n');
         text.push_str(&note);

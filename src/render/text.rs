@@ -1,9 +1,13 @@
 //! Windows over long texts: job logs from their end, files from their
 //! start, any line range on request, always within the size cap, and a
-//! footer that says what was cut and which `lines` to ask for next.
+//! footer that says what was cut and which `lines` to ask for next. The
+//! lines shown are GitLab's text, framed (`untrusted`); the footer is ours
+//! and comes after the frame.
 
+use super::untrusted;
 use crate::catalog::TextStart;
 use crate::dispatch::LineRange;
+use untrusted::FRAME_ROOM;
 
 /// Room kept under the cap for the footer: its longest form (line numbers,
 /// the byte count, the cap, two `lines` pointers) is under 200 bytes.
@@ -23,8 +27,9 @@ impl Span {
 }
 
 pub fn window(text: &str, range: Option<LineRange>, start: TextStart, cap: usize) -> String {
-    if range.is_none() && text.len() <= cap {
-        return text.to_string();
+    let text = untrusted::escape(text);
+    if range.is_none() && text.len() + FRAME_ROOM <= cap {
+        return untrusted::frame(&text);
     }
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let asked = requested(range, lines.len());
@@ -34,7 +39,7 @@ pub fn window(text: &str, range: Option<LineRange>, start: TextStart, cap: usize
         Some(LineRange::Span { .. }) => false,
         None => start == TextStart::Tail,
     };
-    let budget = cap.saturating_sub(FOOTER_ROOM);
+    let budget = cap.saturating_sub(FOOTER_ROOM + FRAME_ROOM);
     let shown = fit(&lines, asked, budget, from_end);
     let mut body: String = lines[shown.start..shown.end].concat();
     let cut_line = body.len() > budget;
@@ -46,10 +51,11 @@ pub fn window(text: &str, range: Option<LineRange>, start: TextStart, cap: usize
         }
         body.truncate(end);
     }
-    if !body.ends_with('\n') && !body.is_empty() {
-        body.push('\n');
+    let mut out = untrusted::frame(&body);
+    if !out.is_empty() {
+        out.push('\n');
     }
-    body.push_str(&footer(
+    out.push_str(&footer(
         text.len(),
         lines.len(),
         asked,
@@ -57,7 +63,7 @@ pub fn window(text: &str, range: Option<LineRange>, start: TextStart, cap: usize
         cut_line,
         cap,
     ));
-    body
+    out
 }
 
 /// The lines asked for, clamped to the text.
@@ -135,7 +141,7 @@ mod tests {
 
     #[test]
     fn short_texts_are_whole() {
-        assert_eq!(window("a\nb\n", None, TextStart::Tail, 1000), "a\nb\n");
+        assert_eq!(window("a\nb\n", None, TextStart::Tail, 1000), "⟦\na\nb\n⟧");
     }
 
     #[test]
@@ -165,7 +171,7 @@ mod tests {
             4096,
         );
         assert!(
-            out.starts_with("line 10\nline 11\nline 12\n[lines 10-12 of 100"),
+            out.starts_with("⟦\nline 10\nline 11\nline 12\n⟧\n[lines 10-12 of 100"),
             "{out}"
         );
         assert!(
@@ -175,7 +181,7 @@ mod tests {
         );
         let last = window(&text, Some(LineRange::Last(2)), TextStart::Head, 4096);
         assert!(
-            last.starts_with("line 99\nline 100\n[lines 99-100 of 100"),
+            last.starts_with("⟦\nline 99\nline 100\n⟧\n[lines 99-100 of 100"),
             "{last}"
         );
     }

@@ -282,6 +282,18 @@ pub async fn token(
                     "the refresh token has expired or belongs to another client",
                 );
             }
+            // RFC 8707 §2.2: a refresh may name the resource too (the
+            // MCP specification has clients send it); only this one.
+            if form
+                .get("resource")
+                .is_some_and(|r| r.trim_end_matches('/') != signin.resource)
+            {
+                return oauth_error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_target",
+                    "the resource is not this server's MCP endpoint",
+                );
+            }
             match signin.app.refresh(&signin.gitlab, &refresh.t).await {
                 Ok(tokens) => signin.issue(&client_id, tokens),
                 Err(e) => gitlab_refused(e),

@@ -89,6 +89,35 @@ impl HttpServer {
         }
     }
 
+    /// A server told to listen on `addr`, ready once `/healthz` answers:
+    /// for log levels that do not print the address.
+    pub async fn spawn_on(mut cmd: Command, addr: &str) -> HttpServer {
+        let mut child = cmd
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn gitlab-mcp serve --http");
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let collected = stderr.clone();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                collected.lock().unwrap().push(line);
+            }
+        });
+        let url = format!("http://{addr}");
+        for _ in 0..200 {
+            if let Ok(r) = raw().get(format!("{url}/healthz")).send().await
+                && r.status().is_success()
+            {
+                return HttpServer { child, url, stderr };
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the server did not answer /healthz on {addr}");
+    }
+
     pub fn mcp_url(&self) -> String {
         format!("{}/mcp", self.url)
     }

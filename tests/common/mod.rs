@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod signin;
 
 use std::process::Stdio;
 
@@ -156,4 +157,16 @@ impl<C: ClientHandler> Harness<C> {
     pub async fn stop(self) {
         self.client.cancel().await.expect("client stops");
     }
+}
+
+/// What GitLab sent, from inside an answer's `⟦`…`⟧` frame; panics when
+/// the answer has no frame.
+pub fn data(text: &str) -> &str {
+    let start = text
+        .find("⟦\n")
+        .unwrap_or_else(|| panic!("no ⟦ frame in: {text}"));
+    let end = text
+        .rfind("⟧")
+        .unwrap_or_else(|| panic!("no ⟧ frame end in: {text}"));
+    text[start + "⟦\n".len()..end].trim_end_matches('\n')
 }

@@ -20,7 +20,11 @@ pub fn routes() -> Router<App> {
 
 /// Groups are private here: anonymous callers see none and get a 404 for
 /// one (docs: a private group is invisible to non-members).
-fn group_index(db: &crate::db::Db, id: &str, ctx: &Ctx) -> Result<usize, axum::response::Response> {
+pub(super) fn group_index(
+    db: &crate::db::Db,
+    id: &str,
+    ctx: &Ctx,
+) -> Result<usize, axum::response::Response> {
     let not_found = || http::not_found("Group");
     ctx.auth.ok_or_else(not_found)?;
     match id.parse::<u64>() {

@@ -1,16 +1,24 @@
 //! The endpoints, by resource, and what they share: the request context,
 //! visibility and permission checks as GitLab applies them.
 
+mod accounts;
+mod administration;
+mod approvals;
 mod ci;
+mod ci_settings;
 mod content;
+mod content_admin;
 pub mod discussions;
 mod groups_users;
+mod instance;
 mod issues;
 mod merge_requests;
 mod oauth;
 mod pipelines;
 mod projects;
 pub mod repository;
+mod repository_stats;
+mod timeline;
 
 use axum::Router;
 use axum::body::to_bytes;
@@ -35,9 +43,17 @@ pub fn routes() -> Router<App> {
         .merge(pipelines::routes())
         .merge(repository::routes())
         .merge(ci::routes())
+        .merge(ci_settings::routes())
+        .merge(repository_stats::routes())
+        .merge(content_admin::routes())
         .merge(content::routes())
         .merge(groups_users::routes())
+        .merge(approvals::routes())
+        .merge(timeline::routes())
+        .merge(administration::routes())
         .merge(oauth::routes())
+        .merge(instance::routes())
+        .merge(accounts::routes())
         .route("/documents/{name}", axum::routing::get(document))
 }
 

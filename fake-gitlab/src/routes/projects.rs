@@ -17,6 +17,7 @@ pub fn routes() -> Router<App> {
         .route("/api/v4/personal_access_tokens/self", get(token_self))
         .route("/api/v4/projects/{id}/members", get(members))
         .route("/api/v4/projects/{id}/members/all", get(members))
+        .route("/api/v4/projects/{id}/members/all/{user_id}", get(member))
 }
 
 /// `GET /projects`: what the caller can see, filtered; offset pagination,
@@ -149,6 +150,30 @@ async fn members(State(app): State<App>, Path(id): Path<String>, ctx: Ctx) -> Re
         })
         .collect();
     Ok(http::paginate(items, &ctx.query, &ctx.url))
+}
+
+/// `GET /projects/:id/members/all/:user_id`: one member with inherited and
+/// invited memberships counted; 404 `Not found` when the user is not a
+/// member (docs: api/members, "Get a member of a group or project,
+/// including inherited and invited members").
+async fn member(
+    State(app): State<App>,
+    Path((id, user_id)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &id, &ctx)?];
+    let user: u64 = user_id
+        .parse()
+        .map_err(|_| http::message(404, "404 Not found"))?;
+    let Some(n) = p.members.iter().position(|m| *m == user) else {
+        return Err(http::message(404, "404 Not found"));
+    };
+    let mut v = objects::user(&db, user);
+    // The first member is the maintainer, the others developers, as `members` lists them.
+    v["access_level"] = json!(if n == 0 { 40 } else { 30 });
+    v["membership_state"] = json!("active");
+    Ok(http::ok(v))
 }
 
 async fn version() -> Reply {

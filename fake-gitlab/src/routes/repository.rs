@@ -43,7 +43,7 @@ pub fn routes() -> Router<App> {
 }
 
 /// A ref (branch, tag or SHA) to its commit.
-fn resolve<'a>(p: &'a Project, git_ref: &str) -> Option<&'a Commit> {
+pub fn resolve<'a>(p: &'a Project, git_ref: &str) -> Option<&'a Commit> {
     let sha = p
         .branches
         .iter()

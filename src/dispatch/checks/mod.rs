@@ -3,6 +3,7 @@
 //! (build.rs refuses a name without a file), registered below.
 
 mod commit_actions;
+mod line_comment;
 
 use super::Arg;
 use super::error::ParamProblem;
@@ -13,7 +14,10 @@ pub trait Check: Sync {
     fn problems(&self, args: &[Arg]) -> Vec<ParamProblem>;
 }
 
-static REGISTRY: &[(&str, &dyn Check)] = &[("commit_actions", &commit_actions::CommitActions)];
+static REGISTRY: &[(&str, &dyn Check)] = &[
+    ("commit_actions", &commit_actions::CommitActions),
+    ("line_comment", &line_comment::LineComment),
+];
 
 /// The check of that name. The catalog names only checks that exist
 /// (build.rs), and every file here is registered (a test below).

@@ -1,0 +1,367 @@
+//! Web URLs and references as input: what people paste
+//! (`https://gitlab.example.com/acme/api/-/merge_requests/12`,
+//! `acme/api#42`) read as the parameters they stand for, by the shapes in
+//! `catalog/urls.toml`. Pure: the GitLab's web address is given, nothing
+//! is fetched.
+
+use std::fmt;
+
+use crate::catalog::{self, UrlShape};
+use crate::encoding::percent_decode;
+
+/// What a URL or a reference stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parsed {
+    /// The project's full path.
+    pub project: String,
+    /// Values with the parameter names each may fill, best first.
+    pub values: Vec<(Vec<&'static str>, String)>,
+    /// The shape matched, if the URL named a resource.
+    pub resource: Option<Resource>,
+    /// A `#note_123` anchor.
+    pub note: Option<String>,
+}
+
+/// What kind of resource a URL names, and what reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resource {
+    pub what: &'static str,
+    pub tool: &'static str,
+    pub action: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UrlProblem {
+    /// The URL is on another GitLab than the one this server talks to.
+    OtherHost { given: String, expected: String },
+    /// Under the right host, but not under the GitLab's path.
+    OutsideGitLab { given: String, base: String },
+    /// Not a shape this server reads.
+    Unrecognized { given: String },
+    /// A URL of another kind than the action takes.
+    NotHere { given: String, resource: Resource },
+    /// The URL and a parameter given beside it disagree.
+    Conflict {
+        param: &'static str,
+        from_url: String,
+        given: String,
+    },
+}
+
+impl fmt::Display for UrlProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UrlProblem::OtherHost { given, expected } => write!(
+                f,
+                "`url` is on {given}, but this server works with the GitLab at {expected}"
+            ),
+            UrlProblem::OutsideGitLab { given, base } => {
+                write!(
+                    f,
+                    "`url` `{given}` is not under this server's GitLab, {base}"
+                )
+            }
+            UrlProblem::Unrecognized { given } => write!(
+                f,
+                "`url` `{given}` is not a GitLab URL this server reads (issues, merge requests, pipelines, jobs, commits, files, trees, compare, releases, tags, wikis, snippets, environments, branches, or a project), nor a reference such as group/project#42"
+            ),
+            UrlProblem::NotHere { given, resource } => write!(
+                f,
+                "`url` `{given}` is {}: `{}` action `{}` reads it",
+                resource.what, resource.tool, resource.action
+            ),
+            UrlProblem::Conflict {
+                param,
+                from_url,
+                given,
+            } => write!(
+                f,
+                "`url` says {param} {from_url}, but `{param}` is {given}: give one or the other"
+            ),
+        }
+    }
+}
+
+/// `https://host:port/sub/path` → (`host:port`, `/sub/path`), lowercase host.
+fn split_base(url: &str) -> Option<(String, String)> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))?;
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, ""),
+    };
+    Some((
+        authority.to_ascii_lowercase(),
+        path.trim_end_matches('/').to_string(),
+    ))
+}
+
+/// Whether `text` is a web URL (rather than a path or a reference).
+pub fn is_web_url(text: &str) -> bool {
+    let lower = text.trim_start().to_ascii_lowercase();
+    lower.starts_with("https://") || lower.starts_with("http://")
+}
+
+/// Read a web URL on the GitLab at `base` (its address without `/api/v4`),
+/// or a reference such as `group/project#42`.
+pub fn parse(text: &str, base: &str) -> Result<Parsed, UrlProblem> {
+    let text = text.trim();
+    if is_web_url(text) {
+        parse_url(text, base)
+    } else {
+        parse_reference(text).ok_or_else(|| UrlProblem::Unrecognized {
+            given: text.to_string(),
+        })
+    }
+}
+
+/// The project of a project's web URL, whatever follows it (`/-/issues`,
+/// `/-/settings`...).
+pub fn parse_project(text: &str, base: &str) -> Result<String, UrlProblem> {
+    parse_url_parts(text, base).map(|(project, _, _)| project)
+}
+
+fn parse_url(text: &str, base: &str) -> Result<Parsed, UrlProblem> {
+    let (project, rest, note) = parse_url_parts(text, base)?;
+    let mut parsed = Parsed {
+        project,
+        values: Vec::new(),
+        resource: None,
+        note,
+    };
+    if rest.is_empty() {
+        return Ok(parsed);
+    }
+    let segments: Vec<String> = rest.split('/').map(percent_decode).collect();
+    let (shape, values) = catalog::url_shapes()
+        .iter()
+        .find_map(|shape| match_shape(shape, &segments).map(|v| (shape, v)))
+        .ok_or_else(|| UrlProblem::Unrecognized {
+            given: text.to_string(),
+        })?;
+    parsed.values = values.into_iter().map(|(p, v)| (vec![p], v)).collect();
+    parsed.resource = Some(Resource {
+        what: shape.what,
+        tool: shape.tool,
+        action: shape.action,
+    });
+    Ok(parsed)
+}
+
+/// The project path, what follows `/-/`, and a note anchor.
+fn parse_url_parts(text: &str, base: &str) -> Result<(String, String, Option<String>), UrlProblem> {
+    let unrecognized = || UrlProblem::Unrecognized {
+        given: text.to_string(),
+    };
+    let (given_host, given_path) = split_base(text).ok_or_else(unrecognized)?;
+    let (host, base_path) = split_base(base).unwrap_or_default();
+    if given_host != host {
+        return Err(UrlProblem::OtherHost {
+            given: given_host,
+            expected: host,
+        });
+    }
+    // The query and fragment go; a note anchor is kept.
+    let (path, fragment) = match given_path.split_once('#') {
+        Some((p, f)) => (p.to_string(), Some(f.to_string())),
+        None => (given_path.clone(), None),
+    };
+    let path = path.split('?').next().unwrap_or_default();
+    // `/gitlabx/...` is not under a GitLab at `/gitlab` (found by fuzzing).
+    let under = path
+        .strip_prefix(&base_path)
+        .filter(|rest| rest.is_empty() || rest.starts_with('/'));
+    let Some(path) = under else {
+        return Err(UrlProblem::OutsideGitLab {
+            given: text.to_string(),
+            base: base.to_string(),
+        });
+    };
+    let path = path.trim_matches('/');
+    let (project, rest) = match path.split_once("/-/") {
+        Some((project, rest)) => (project, rest.trim_matches('/')),
+        None => (path, ""),
+    };
+    if project.is_empty() || !project.contains('/') {
+        return Err(unrecognized());
+    }
+    let note = fragment
+        .as_deref()
+        .and_then(|f| f.strip_prefix("note_"))
+        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .map(str::to_string);
+    Ok((percent_decode(project), rest.to_string(), note))
+}
+
+/// The parameter values `segments` give for `shape`, if they match it.
+fn match_shape(shape: &UrlShape, segments: &[String]) -> Option<Vec<(&'static str, String)>> {
+    let pattern: Vec<&'static str> = shape.path.split('/').collect();
+    let mut values = Vec::new();
+    let mut i = 0;
+    for (n, part) in pattern.iter().enumerate() {
+        if *part == "..." && n == pattern.len() - 1 {
+            return Some(values);
+        }
+        if let Some(name) = part.strip_prefix('{').and_then(|p| p.strip_suffix("*}")) {
+            let rest = segments.get(i..).filter(|r| !r.is_empty())?.join("/");
+            values.push((name, rest));
+            return Some(values);
+        }
+        let segment = segments.get(i)?;
+        if let Some((a, b)) = part
+            .strip_prefix('{')
+            .and_then(|p| p.strip_suffix('}'))
+            .and_then(|p| p.split_once("}...{"))
+        {
+            let (left, right) = segment.split_once("...")?;
+            if left.is_empty() || right.is_empty() {
+                return None;
+            }
+            values.push((a, left.to_string()));
+            values.push((b, right.to_string()));
+        } else if let Some(name) = part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
+            if segment.is_empty() {
+                return None;
+            }
+            values.push((name, segment.clone()));
+        } else if part != segment {
+            return None;
+        }
+        i += 1;
+    }
+    (i == segments.len()).then_some(values)
+}
+
+/// `group/project#42`, `group/project!12`, `group/project$7`.
+fn parse_reference(text: &str) -> Option<Parsed> {
+    catalog::references().iter().find_map(|(prefix, params)| {
+        let (project, number) = text.rsplit_once(*prefix)?;
+        let plausible = project.contains('/')
+            && !project.contains(['#', '!', '$', ' '])
+            && !number.is_empty()
+            && number.bytes().all(|b| b.is_ascii_digit());
+        if !plausible {
+            return None;
+        }
+        let resource = catalog::url_shapes()
+            .iter()
+            .find(|s| s.path.contains(&format!("{{{}}}", params[0])))
+            .map(|s| Resource {
+                what: s.what,
+                tool: s.tool,
+                action: s.action,
+            });
+        Some(Parsed {
+            project: project.to_string(),
+            values: vec![(params.to_vec(), number.to_string())],
+            resource,
+            note: None,
+        })
+    })
+}
+
+/// `#42` as the number 42, where `param` may take that kind of reference.
+pub fn reference_number(param: &str, text: &str) -> Option<i64> {
+    let mut chars = text.trim().chars();
+    let prefix = chars.next()?;
+    let allowed = catalog::references()
+        .iter()
+        .any(|(p, params)| *p == prefix && params.contains(&param));
+    allowed.then(|| chars.as_str().parse().ok()).flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "https://gitlab.example.com";
+
+    fn values(p: &Parsed) -> Vec<(&str, &str)> {
+        p.values.iter().map(|(n, v)| (n[0], v.as_str())).collect()
+    }
+
+    #[test]
+    fn resource_urls_become_their_parameters() {
+        let p = parse(
+            "https://gitlab.example.com/acme/platform/api/-/merge_requests/12/diffs",
+            BASE,
+        )
+        .unwrap();
+        assert_eq!(p.project, "acme/platform/api");
+        assert_eq!(values(&p), [("merge_request_iid", "12")]);
+        let p = parse(
+            "https://gitlab.example.com/acme/api/-/blob/main/src/a%20b.rs#L10",
+            BASE,
+        )
+        .unwrap();
+        assert_eq!(values(&p), [("ref", "main"), ("file_path", "src/a b.rs")]);
+        let p = parse(
+            "https://gitlab.example.com/acme/api/-/compare/v1.0...main",
+            BASE,
+        )
+        .unwrap();
+        assert_eq!(values(&p), [("from", "v1.0"), ("to", "main")]);
+        let p = parse(
+            "https://gitlab.example.com/acme/api/-/issues/4#note_991",
+            BASE,
+        )
+        .unwrap();
+        assert_eq!(p.note.as_deref(), Some("991"));
+        let p = parse("https://gitlab.example.com/acme/api", BASE).unwrap();
+        assert!(p.values.is_empty() && p.resource.is_none());
+    }
+
+    #[test]
+    fn a_path_that_only_begins_like_the_gitlabs_sub_path_is_outside_it() {
+        // Found by the `web_url` fuzz target: `/gitlabx/acme/api` was read
+        // as project `x/acme/api` of the GitLab at `/gitlab`.
+        assert!(matches!(
+            parse(
+                "https://example.com/gitlabx/acme/api/-/issues/1",
+                "https://example.com/gitlab"
+            ),
+            Err(UrlProblem::OutsideGitLab { .. })
+        ));
+    }
+
+    #[test]
+    fn a_gitlab_under_a_sub_path_and_other_hosts() {
+        let p = parse(
+            "https://example.com/gitlab/acme/api/-/jobs/7",
+            "https://example.com/gitlab",
+        )
+        .unwrap();
+        assert_eq!(
+            (p.project.as_str(), values(&p)),
+            ("acme/api", vec![("job_id", "7")])
+        );
+        assert_eq!(
+            parse("https://gitlab.com/acme/api/-/issues/1", BASE),
+            Err(UrlProblem::OtherHost {
+                given: "gitlab.com".into(),
+                expected: "gitlab.example.com".into()
+            })
+        );
+        assert!(matches!(
+            parse("https://gitlab.example.com/acme/api/-/settings/ci_cd", BASE),
+            Err(UrlProblem::Unrecognized { .. })
+        ));
+    }
+
+    #[test]
+    fn references_read_as_their_numbers() {
+        let p = parse("acme/api#42", BASE).unwrap();
+        assert_eq!(p.project, "acme/api");
+        assert_eq!(
+            p.values[0],
+            (vec!["issue_iid", "target_issue_iid"], "42".to_string())
+        );
+        let p = parse("acme/api!12", BASE).unwrap();
+        assert_eq!(p.values[0].0, vec!["merge_request_iid"]);
+        assert_eq!(reference_number("issue_iid", "#42"), Some(42));
+        assert_eq!(reference_number("merge_request_iid", "!12"), Some(12));
+        assert_eq!(reference_number("issue_iid", "!12"), None);
+        assert!(parse("not a url", BASE).is_err());
+    }
+}
