@@ -209,31 +209,46 @@ pub fn help_action(tool: &ToolFile) -> Action {
         destructive: false,
         idempotent: true,
         returns: "text".into(),
-        params: vec![NamedParamDef {
-            name: "action".into(),
-            def: ParamDef {
-                ty: "string".into(),
-                location: Some("query".into()),
-                required: false,
-                allowed: tool.actions.iter().map(|a| a.name.clone()).collect(),
-                default: None,
-                format: None,
-                minimum: None,
-                maximum: None,
-                items: None,
-                style: None,
-                fields: Vec::new(),
-                quick_actions: false,
-                deprecated: false,
-                replaced_by: None,
-                doc: "The action to describe; omit to list every action.".into(),
-            },
-        }],
+        params: vec![
+            help_param(
+                "action",
+                tool.actions.iter().map(|a| a.name.clone()).collect(),
+                "The action to describe; omit to list every action.",
+            ),
+            help_param(
+                "search",
+                Vec::new(),
+                "Only the parameters whose name or description holds this word.",
+            ),
+        ],
         hints: Vec::new(),
         fixed: Vec::new(),
         check: None,
         one_of: Vec::new(),
         here: format!("{} action `help`", tool.name),
+    }
+}
+
+fn help_param(name: &str, allowed: Vec<String>, doc: &str) -> NamedParamDef {
+    NamedParamDef {
+        name: name.into(),
+        def: ParamDef {
+            ty: "string".into(),
+            location: Some("query".into()),
+            required: false,
+            allowed,
+            default: None,
+            format: None,
+            minimum: None,
+            maximum: None,
+            items: None,
+            style: None,
+            fields: Vec::new(),
+            quick_actions: false,
+            deprecated: false,
+            replaced_by: None,
+            doc: doc.into(),
+        },
     }
 }
 

@@ -298,13 +298,15 @@ If these commands are meant, add \"quick_actions\": true beside \"action\"; if n
 
 /// The local `help` action: one action in full, or the tool's index.
 fn help_text(call: &ValidatedCall) -> String {
+    let search = call.arg("search").and_then(Value::as_str);
     match call.arg("action").and_then(Value::as_str) {
         Some(name) => help::action_help(
             call.tool,
             call.tool
                 .action(name)
                 .expect("help's enum lists real actions"),
+            search,
         ),
-        None => help::tool_help(call.tool),
+        None => help::tool_help(call.tool, search),
     }
 }

@@ -241,3 +241,48 @@ async fn a_deprecated_parameter_is_sent_as_given_and_the_answer_names_its_replac
     assert!(!help.contains("  merge_when_pipeline_succeeds ("), "{help}");
     h.stop().await;
 }
+
+#[tokio::test]
+async fn help_of_a_large_action_stops_at_40_parameters_and_finds_the_rest_by_word() {
+    let h = Harness::start(Lifecycle::Initialize).await;
+    let full = h
+        .ok(
+            "gitlab_instance",
+            json!({"action": "help", "params": {"action": "settings_update"}}),
+        )
+        .await;
+    let described = full
+        .lines()
+        .filter(|l| l.starts_with("  ") && l.contains("): "))
+        .count();
+    assert_eq!(described, 40, "{full}");
+    assert!(full.contains("more: find them with {\"action\": \"help\", \"params\": {\"action\": \"settings_update\", \"search\": \"<word>\"}}"), "{full}");
+    let found = h
+        .ok(
+            "gitlab_instance",
+            json!({"action": "help", "params": {"action": "settings_update", "search": "SIGNUP"}}),
+        )
+        .await;
+    assert!(found.contains("  signup_enabled (boolean): "), "{found}");
+    assert!(!found.contains("  gravatar_enabled"), "{found}");
+    let none = h
+        .ok(
+            "gitlab_instance",
+            json!({"action": "help", "params": {"action": "settings_update", "search": "zzzq"}}),
+        )
+        .await;
+    assert!(none.contains("(no parameter holds `zzzq`)"), "{none}");
+    // A tool's actions by word.
+    let tokens = h
+        .ok(
+            "gitlab_project",
+            json!({"action": "help", "params": {"search": "deploy token"}}),
+        )
+        .await;
+    assert!(
+        tokens.contains("deploy_token_list(project_id)") && !tokens.contains("  get(project_id)"),
+        "{tokens}"
+    );
+    assert!(h.requests().is_empty(), "help is answered locally");
+    h.stop().await;
+}

@@ -433,7 +433,7 @@ fn render_params(tool: &ToolSpec, action: &ActionSpec, problems: &[ParamProblem]
         let _ = writeln!(out, "{}", help::help_pointer(action));
     } else {
         out.push('\n');
-        out.push_str(&help::action_help(tool, action));
+        out.push_str(&help::action_help(tool, action, None));
     }
     out
 }

@@ -6,15 +6,22 @@ use std::fmt::Write as _;
 
 use crate::catalog::{self, ActionSpec, ParamSpec, ParamType, Returns, Route, ToolSpec};
 
-/// Every action of a tool with its required parameters and summary.
-pub fn tool_help(tool: &ToolSpec) -> String {
+/// Every action of a tool with its required parameters and summary; with
+/// `search`, only the actions whose name or summary holds the word.
+pub fn tool_help(tool: &ToolSpec, search: Option<&str>) -> String {
+    let word = search.map(str::to_lowercase);
+    let matches = |a: &&ActionSpec| {
+        word.as_ref().is_none_or(|w| {
+            a.name.contains(w.as_str()) || a.summary.to_lowercase().contains(w.as_str())
+        })
+    };
     let mut out = format!("{}: {}\n", tool.name, tool.summary);
     let _ = writeln!(
         out,
         "Call with {{\"action\": \"<action>\", \"params\": {{...}}}}; {{\"action\": \"help\", \"params\": {{\"action\": \"<action>\"}}}} lists one action's parameters."
     );
     out.push_str("Actions (required parameters in brackets):\n");
-    for action in tool.actions {
+    for action in tool.actions.iter().filter(matches) {
         let required: Vec<&str> = action
             .params
             .iter()
@@ -64,9 +71,14 @@ fn view_keys<'a>(actions: impl Iterator<Item = &'a ActionSpec> + Clone) -> Strin
     out
 }
 
-/// One action in full: what it does, its request, every parameter, and an
-/// example that would pass validation.
-pub fn action_help(tool: &ToolSpec, action: &ActionSpec) -> String {
+/// How many parameters the help of one action describes before it asks for
+/// a `search`: a settings action has hundreds.
+const HELP_PARAMS: usize = 40;
+
+/// One action in full: what it does, its request, its parameters (up to
+/// `HELP_PARAMS`, or those matching `search`), and an example that would
+/// pass validation.
+pub fn action_help(tool: &ToolSpec, action: &ActionSpec, search: Option<&str>) -> String {
     let mut out = format!("{} {}: {}\n", tool.name, action.name, action.summary);
     let effect = if action.read_only {
         "read-only"
@@ -92,7 +104,9 @@ pub fn action_help(tool: &ToolSpec, action: &ActionSpec) -> String {
         out.push_str("This action takes no parameters.\n");
     } else {
         out.push_str("Accepted parameters (* = required):\n");
-        for p in action.params.iter().filter(|p| !p.deprecated) {
+        let current: Vec<&ParamSpec> = action.params.iter().filter(|p| !p.deprecated).collect();
+        let shown = shown_params(&current, search);
+        for p in &shown {
             let _ = writeln!(
                 out,
                 "  {}{} ({}): {}",
@@ -101,6 +115,25 @@ pub fn action_help(tool: &ToolSpec, action: &ActionSpec) -> String {
                 param_shape(p),
                 p.doc
             );
+        }
+        let left = current.len() - shown.len();
+        match search {
+            Some(word) if shown.is_empty() => {
+                let _ = writeln!(out, "  (no parameter holds `{word}`)");
+            }
+            _ if left > 0 => {
+                let _ = writeln!(
+                    out,
+                    "  ... and {left} more{}: find them with {{\"action\": \"help\", \"params\": {{\"action\": \"{}\", \"search\": \"<word>\"}}}}",
+                    if search.is_some() {
+                        " not matching"
+                    } else {
+                        ""
+                    },
+                    action.name
+                );
+            }
+            _ => {}
         }
         if action.param("project_id").is_some() && action.param("url").is_none() {
             out.push_str("  url (string): a GitLab web URL, or a reference such as group/project#42, in place of the parameters it holds.\n");
@@ -127,6 +160,33 @@ pub fn action_help(tool: &ToolSpec, action: &ActionSpec) -> String {
         out.push_str(&view_keys(std::iter::once(action)));
     }
     out
+}
+
+/// The parameters help describes: those matching `search` (in name or
+/// description, ignoring case), else every required one and the first
+/// optional ones up to `HELP_PARAMS`.
+fn shown_params<'a>(params: &[&'a ParamSpec], search: Option<&str>) -> Vec<&'a ParamSpec> {
+    if let Some(word) = search {
+        let word = word.to_lowercase();
+        return params
+            .iter()
+            .filter(|p| p.name.contains(&word) || p.doc.to_lowercase().contains(&word))
+            .copied()
+            .collect();
+    }
+    let required = params.iter().filter(|p| p.required).count();
+    let mut room = HELP_PARAMS.saturating_sub(required);
+    params
+        .iter()
+        .filter(|p| {
+            p.required || {
+                let fits = room > 0;
+                room = room.saturating_sub(1);
+                fits
+            }
+        })
+        .copied()
+        .collect()
 }
 
 /// `string`, `integer`, `string: opened|closed; default "all"`, `list of integer`.
