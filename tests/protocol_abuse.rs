@@ -511,11 +511,10 @@ async fn a_ping_and_a_request_before_the_handshake_are_answered_and_the_handshak
     raw.finish().await;
 }
 
-/// KNOWN BUG (src/mcp/, rmcp's handshake): a notification as the first
-/// line makes `serve` fail with `expect initialized request, but received:
-/// Some(Notification(...))` and exit 2. A client that sends
-/// `notifications/initialized` or a cancellation too early loses its
-/// server. Fails until the handshake skips what is not a request.
+/// The bug of issue 14: a notification as the first line made `serve` fail
+/// with `expect initialized request, but received: Some(Notification(...))`
+/// and exit 2 (rmcp's handshake). `src/mcp/stdio.rs` now drops what is not
+/// a request until the handshake has begun.
 #[tokio::test]
 async fn a_notification_before_the_handshake_does_not_end_the_session() {
     let fake = FakeGitLab::start_on("127.0.0.1:0", false).await;

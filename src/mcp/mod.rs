@@ -3,13 +3,14 @@
 pub mod http;
 mod prompts;
 mod server;
+mod stdio;
 pub mod tools;
 
 pub use server::GitLabServer;
 
 use std::sync::Arc;
 
-use rmcp::ServiceExt;
+use rmcp::{RoleServer, ServiceExt};
 
 use crate::engine::Engine;
 
@@ -17,8 +18,13 @@ use crate::engine::Engine;
 pub async fn serve_stdio(
     engine: Arc<Engine>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let service = GitLabServer::new(engine)
-        .serve(rmcp::transport::io::stdio_pipes())
+    let server = GitLabServer::new(engine);
+    let versions = rmcp::ServerHandler::supported_protocol_versions(&server);
+    let transport = rmcp::transport::IntoTransport::<RoleServer, _, _>::into_transport(
+        rmcp::transport::io::stdio_pipes(),
+    );
+    let service = server
+        .serve(stdio::BeforeHandshake::new(transport, versions))
         .await?;
     service.waiting().await?;
     Ok(())
