@@ -269,6 +269,46 @@ async fn an_upload_sends_the_file_as_multipart_from_text_or_base64() {
 }
 
 #[tokio::test]
+async fn a_generic_package_file_goes_as_the_raw_body_and_comes_back_from_the_download() {
+    let h = Harness::start(Lifecycle::Initialize).await;
+    let text = h
+        .ok("gitlab_package", json!({"action": "generic_upload", "params": {"project_id": 1, "package_name": "cli", "package_version": "1.2.0", "file_name": "bin/tool.sh", "content": "#!/bin/sh\necho hi\n", "status": "hidden", "select": "package_file"}}))
+        .await;
+    assert!(text.contains("\"file_name\":\"bin/tool.sh\""), "{text}");
+    let request = h.only_request();
+    assert_eq!(
+        request.line(),
+        "PUT /api/v4/projects/1/packages/generic/cli/1.2.0/bin/tool.sh?status=hidden&select=package_file"
+    );
+    // The file itself, not a JSON field.
+    assert_eq!(request.body, "#!/bin/sh\necho hi\n");
+    h.fake.clear_requests();
+    let text = h
+        .ok("gitlab_package", json!({"action": "generic_download", "params": {"project_id": 1, "package_name": "cli", "package_version": "1.2.0", "file_name": "bin/tool.sh"}}))
+        .await;
+    assert!(text.contains("echo hi"), "{text}");
+    // Hidden: out of the package list.
+    let text = h
+        .ok(
+            "gitlab_package",
+            json!({"action": "list", "params": {"project_id": 1, "package_type": "generic"}}),
+        )
+        .await;
+    assert!(!text.contains("\"cli\""), "{text}");
+    h.fake.clear_requests();
+    // base64 arrives decoded; bad base64 sends nothing.
+    h.ok("gitlab_package", json!({"action": "generic_upload", "params": {"project_id": 1, "package_name": "cli", "package_version": "1.2.0", "file_name": "logo.bin", "content": "UE5HIQ==", "encoding": "base64"}})).await;
+    assert_eq!(h.only_request().body, "PNG!");
+    h.fake.clear_requests();
+    let text = h
+        .err("gitlab_package", json!({"action": "generic_upload", "params": {"project_id": 1, "package_name": "cli", "package_version": "1.2.0", "file_name": "x", "content": "@@", "encoding": "base64"}}))
+        .await;
+    assert!(text.contains("`content` is not valid base64"), "{text}");
+    assert!(h.requests().is_empty());
+    h.stop().await;
+}
+
+#[tokio::test]
 async fn an_artifacts_archive_is_listed_from_its_zip() {
     let h = Harness::start(Lifecycle::Initialize).await;
     let text = h

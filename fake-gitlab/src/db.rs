@@ -141,6 +141,10 @@ pub struct Package {
     pub name: String,
     pub version: String,
     pub package_type: String,
+    /// `default`, or `hidden` (left out of package lists).
+    pub status: String,
+    /// A generic package's files: (id, file name, bytes), oldest first.
+    pub files: Vec<(u64, String, Vec<u8>)>,
 }
 
 pub struct Issue {
@@ -917,6 +921,8 @@ fn seed_api_project(db: &mut Db) -> Project {
         name: "acme-api-client".into(),
         version: "1.0.0".into(),
         package_type: "npm".into(),
+        status: "default".into(),
+        files: Vec::new(),
     });
     let _ = db;
     p

@@ -874,7 +874,7 @@ pub fn package(db: &Db, p: &Project, k: &crate::db::Package) -> Value {
         "name": k.name,
         "version": k.version,
         "package_type": k.package_type,
-        "status": "default",
+        "status": k.status,
         "_links": {
             "web_path": format!("/{}/-/packages/{}", p.path_with_namespace, k.id),
             "delete_api_path": format!("{}/api/v4/projects/{}/packages/{}", db.host, p.id, k.id),

@@ -338,6 +338,9 @@ impl Client {
                     reqwest::multipart::Part::bytes(bytes.clone()).file_name(file_name.clone());
                 builder.multipart(reqwest::multipart::Form::new().part(*field, part))
             }
+            Some(Body::Raw(bytes)) => builder
+                .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
+                .body(bytes.clone()),
         })
     }
 }

@@ -33,6 +33,9 @@ pub enum Body {
         file_name: String,
         bytes: Vec<u8>,
     },
+    /// The file itself as the whole body (`application/octet-stream`), as
+    /// GitLab's generic packages read it.
+    Raw(Vec<u8>),
 }
 
 impl HttpRequest {

@@ -9,6 +9,7 @@ mod artifact_list;
 mod line_comment;
 pub mod lockdown;
 mod paging;
+mod raw_upload;
 mod review_context;
 mod upload;
 
@@ -135,6 +136,7 @@ impl Handler for Plain {}
 static REGISTRY: &[(&str, &dyn Handler)] = &[
     ("artifact_list", &artifact_list::ArtifactList),
     ("line_comment", &line_comment::LineComment),
+    ("raw_upload", &raw_upload::RawUpload),
     ("review_context", &review_context::ReviewContext),
     ("upload", &upload::Upload),
 ];

@@ -3,7 +3,7 @@
 //! `content` and `encoding` (text or base64); bad base64 is refused before
 //! anything is sent.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::Handler;
 use crate::catalog::RestRoute;
@@ -20,23 +20,30 @@ impl Handler for Upload {
             Some(Body::Json(Value::Object(fields))) => fields,
             _ => Default::default(),
         };
-        let mut take = |name: &str| match fields.remove(name) {
-            Some(Value::String(s)) => s,
-            _ => String::new(),
-        };
-        let file_name = take("file_name");
-        let content = take("content");
-        let bytes = match take("encoding").as_str() {
-            "base64" => decode_base64(&content).ok_or_else(|| {
-                "`content` is not valid base64 (with `encoding: base64`); send text with `encoding: text`".to_string()
-            })?,
-            _ => content.into_bytes(),
-        };
+        let bytes = content_bytes(&mut fields)?;
         request.body = Some(Body::File {
             field: "file",
-            file_name,
+            file_name: take_text(&mut fields, "file_name"),
             bytes,
         });
         Ok(request)
+    }
+}
+
+/// The bytes `content` holds, read as `encoding` says (text or base64).
+pub(super) fn content_bytes(fields: &mut Map<String, Value>) -> Result<Vec<u8>, String> {
+    let content = take_text(fields, "content");
+    match take_text(fields, "encoding").as_str() {
+        "base64" => decode_base64(&content).ok_or_else(|| {
+            "`content` is not valid base64 (with `encoding: base64`); send text with `encoding: text`".to_string()
+        }),
+        _ => Ok(content.into_bytes()),
+    }
+}
+
+fn take_text(fields: &mut Map<String, Value>, name: &str) -> String {
+    match fields.remove(name) {
+        Some(Value::String(s)) => s,
+        _ => String::new(),
     }
 }

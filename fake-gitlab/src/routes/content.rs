@@ -8,7 +8,7 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 use super::{Ctx, Reply, visible, writable};
-use crate::db::{Commit, Label, Release, WikiPage, sha};
+use crate::db::{Commit, Label, Package, Release, WikiPage, sha};
 use crate::{App, http, lock, objects};
 
 pub fn routes() -> Router<App> {
@@ -34,6 +34,10 @@ pub fn routes() -> Router<App> {
             get(snippet_raw),
         )
         .route(&format!("{p}/packages"), get(packages))
+        .route(
+            &format!("{p}/packages/generic/{{package_name}}/{{package_version}}/{{*file_name}}"),
+            get(generic_download).put(generic_upload),
+        )
         .route(&format!("{p}/search"), get(project_search))
         .route("/api/v4/search", get(global_search))
         .route(&format!("{p}/uploads"), post(upload))
@@ -402,12 +406,118 @@ async fn packages(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> 
             "generic",
         ],
     )?;
+    // Hidden packages stay out of lists (docs: https://docs.gitlab.com/user/packages/generic_packages/#publish-a-package-file).
     let items = p
         .packages
         .iter()
+        .filter(|k| k.status != "hidden")
         .map(|k| objects::package(&db, p, k))
         .collect();
     Ok(http::paginate(items, &ctx.query, &ctx.url))
+}
+
+type GenericPath = Path<(String, String, String, String)>;
+
+/// Publish a generic package file: the raw body is the file; `status` and
+/// `select` in the query; the package version is created when missing;
+/// `201 Created`, or the package file with `select=package_file`
+/// (lib/api/generic_packages.rb; name and version as
+/// Gitlab::Regex.generic_package_name_regex and _version_regex allow).
+async fn generic_upload(
+    State(app): State<App>,
+    Path((pid, name, version, file_name)): GenericPath,
+    headers: HeaderMap,
+    uri: axum::http::Uri,
+    body: axum::body::Bytes,
+) -> Reply {
+    let auth = crate::auth::authenticate(&app, &headers)?;
+    let ctx = Ctx {
+        auth,
+        query: http::parse_query(uri.query().unwrap_or_default()),
+        body: Value::Null,
+        url: String::new(),
+    };
+    let plain = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c))
+    };
+    // Grape's regexp validation: `{"error":"package_name is invalid"}`.
+    for (param, value) in [("package_name", &name), ("package_version", &version)] {
+        if !plain(value) {
+            return Err(http::json_response(
+                axum::http::StatusCode::BAD_REQUEST,
+                json!({ "error": format!("{param} is invalid") }),
+            ));
+        }
+    }
+    let status = ctx.one_of("status", &["default", "hidden"])?;
+    let select = ctx.one_of("select", &["package_file"])?;
+    let mut db = lock(&app.db);
+    let p = writable(&db, &pid, &ctx)?;
+    let package_id = db.next_id();
+    let file_id = db.next_id();
+    let project = &mut db.projects[p];
+    let package = match project
+        .packages
+        .iter()
+        .position(|k| k.package_type == "generic" && k.name == name && k.version == version)
+    {
+        Some(i) => &mut project.packages[i],
+        None => {
+            project.packages.push(Package {
+                id: package_id,
+                name,
+                version,
+                package_type: "generic".into(),
+                status: "default".into(),
+                files: Vec::new(),
+            });
+            project.packages.last_mut().expect("just pushed")
+        }
+    };
+    if let Some(status) = status {
+        package.status = status;
+    }
+    let size = body.len();
+    package
+        .files
+        .push((file_id, file_name.clone(), body.to_vec()));
+    if select.is_some() {
+        return Ok(http::ok(json!({
+            "id": file_id,
+            "package_id": package.id,
+            "created_at": "2026-03-02T10:00:00.000Z",
+            "file_name": file_name,
+            "size": size,
+        })));
+    }
+    Ok(http::message(201, "201 Created"))
+}
+
+/// The newest file of that name in that generic package version, as bytes.
+async fn generic_download(
+    State(app): State<App>,
+    Path((pid, name, version, file_name)): GenericPath,
+    ctx: Ctx,
+) -> Reply {
+    let db = lock(&app.db);
+    let p = &db.projects[visible(&db, &pid, &ctx)?];
+    let bytes = p
+        .packages
+        .iter()
+        .find(|k| k.package_type == "generic" && k.name == name && k.version == version)
+        .ok_or_else(|| http::not_found("Package"))?
+        .files
+        .iter()
+        .rev()
+        .find(|(_, n, _)| *n == file_name)
+        .map(|(_, _, bytes)| bytes.clone())
+        .ok_or_else(|| http::not_found("Package File"))?;
+    Ok(axum::response::IntoResponse::into_response((
+        [(axum::http::header::CONTENT_TYPE, "application/octet-stream")],
+        bytes,
+    )))
 }
 
 const SCOPES: &[&str] = &[
