@@ -309,6 +309,50 @@ async fn a_generic_package_file_goes_as_the_raw_body_and_comes_back_from_the_dow
 }
 
 #[tokio::test]
+async fn archive_and_export_links_are_answered_without_fetching_and_without_the_token() {
+    let h = Harness::start(Lifecycle::Initialize).await;
+    let root = format!("{}/api/v4", h.fake.url());
+    let text = h
+        .ok("gitlab_repository", json!({"action": "archive_link", "params": {"project_id": "acme/platform/api", "sha": "v1.0", "format": "zip", "path": "src/a b"}}))
+        .await;
+    // GitLab reads the format from the path's extension.
+    let url = format!(
+        "{root}/projects/acme%2Fplatform%2Fapi/repository/archive.zip?sha=v1.0&path=src%2Fa%20b"
+    );
+    assert!(text.starts_with(&url), "{text}");
+    assert!(
+        text.contains(&format!(
+            "--header \"PRIVATE-TOKEN: <token>\" --output <file> \"{url}\""
+        )),
+        "{text}"
+    );
+    let text = h
+        .ok(
+            "gitlab_project",
+            json!({"action": "export_link", "params": {"project_id": 1}}),
+        )
+        .await;
+    assert!(
+        text.starts_with(&format!("{root}/projects/1/export/download\n")),
+        "{text}"
+    );
+    let text = h
+        .ok(
+            "gitlab_group",
+            json!({"action": "export_link", "params": {"group_id": "acme"}}),
+        )
+        .await;
+    assert!(
+        text.starts_with(&format!("{root}/groups/acme/export/download\n")),
+        "{text}"
+    );
+    assert!(!text.contains(common::TOKEN), "{text}");
+    // A link is not a download: GitLab saw nothing.
+    assert!(h.requests().is_empty(), "{:?}", h.requests());
+    h.stop().await;
+}
+
+#[tokio::test]
 async fn an_artifacts_archive_is_listed_from_its_zip() {
     let h = Harness::start(Lifecycle::Initialize).await;
     let text = h

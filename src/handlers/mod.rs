@@ -6,6 +6,7 @@
 //! registered below.
 
 mod artifact_list;
+mod download_link;
 mod line_comment;
 pub mod lockdown;
 mod paging;
@@ -135,6 +136,7 @@ impl Handler for Plain {}
 
 static REGISTRY: &[(&str, &dyn Handler)] = &[
     ("artifact_list", &artifact_list::ArtifactList),
+    ("download_link", &download_link::DownloadLink),
     ("line_comment", &line_comment::LineComment),
     ("raw_upload", &raw_upload::RawUpload),
     ("review_context", &review_context::ReviewContext),
