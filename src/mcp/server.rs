@@ -125,18 +125,18 @@ impl GitLabServer {
             .meta
             .get_progress_token()
             .map(|token| ProgressForwarder::start(token, context.peer.clone()));
-        // A bug must cost one call, not leave it unanswered: a panic becomes
-        // an error answer and the session goes on.
-        let call = AssertUnwindSafe(self.engine.call(
+        let call = unless_it_panics(
             &request.name,
-            arguments,
-            CallContext {
-                target: &target,
-                confirmed,
-                progress: progress.as_ref().map(|p| p as &dyn Progress),
-            },
-        ))
-        .catch_unwind();
+            self.engine.call(
+                &request.name,
+                arguments,
+                CallContext {
+                    target: &target,
+                    confirmed,
+                    progress: progress.as_ref().map(|p| p as &dyn Progress),
+                },
+            ),
+        );
         let timeout = async {
             match self.call_timeout {
                 Some(limit) => tokio::time::sleep(limit).await,
@@ -144,17 +144,7 @@ impl GitLabServer {
             }
         };
         let result = tokio::select! {
-            outcome = call => match outcome {
-                Ok(outcome) => outcome
-                    .map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None)),
-                Err(_) => {
-                    tracing::error!(tool = %request.name, "the call panicked: a bug in gitlab-mcp");
-                    Err(ErrorData::internal_error(
-                        "gitlab-mcp hit a bug on this call (logged on its side); the session goes on",
-                        None,
-                    ))
-                }
-            },
+            outcome = call => outcome,
             () = context.ct.cancelled() => {
                 tracing::info!(tool = %request.name, "call cancelled by the client");
                 Err(ErrorData::internal_error("request cancelled", None))
@@ -419,5 +409,51 @@ impl ServerHandler for GitLabServer {
                 None => refused(),
             },
         }
+    }
+}
+
+/// A call's answer, its unknown tool a protocol error; and a panic in it
+/// (a bug) answered as an internal error, so that it costs one call and
+/// never leaves a request unanswered or the session down.
+async fn unless_it_panics<T, E: std::fmt::Display>(
+    tool: &str,
+    call: impl Future<Output = Result<T, E>>,
+) -> Result<T, ErrorData> {
+    match AssertUnwindSafe(call).catch_unwind().await {
+        Ok(outcome) => {
+            outcome.map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))
+        }
+        Err(_) => {
+            tracing::error!(tool, "the call panicked: a bug in gitlab-mcp");
+            Err(ErrorData::internal_error(
+                "gitlab-mcp hit a bug on this call (logged on its side); the session goes on",
+                None,
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[tokio::test]
+    async fn a_call_that_panics_is_answered_with_an_internal_error() {
+        let answer =
+            super::unless_it_panics::<(), String>("gitlab_issue", async { panic!("a bug") }).await;
+        let error = answer.expect_err("a panic is an error");
+        assert_eq!(error.code, rmcp::model::ErrorCode::INTERNAL_ERROR);
+        assert!(
+            error.message.contains("the session goes on"),
+            "{}",
+            error.message
+        );
+        let fine = super::unless_it_panics::<u8, String>("gitlab_issue", async { Ok(7) }).await;
+        assert_eq!(fine.ok(), Some(7));
+        let unknown =
+            super::unless_it_panics::<u8, String>("x", async { Err("unknown tool `x`".into()) })
+                .await;
+        assert_eq!(
+            unknown.expect_err("unknown").code,
+            rmcp::model::ErrorCode::INVALID_PARAMS
+        );
     }
 }
