@@ -2,6 +2,7 @@
 //! visibility and permission checks as GitLab applies them.
 
 mod accounts;
+mod admin_apps;
 mod administration;
 mod approvals;
 mod ci;
@@ -54,6 +55,7 @@ pub fn routes() -> Router<App> {
         .merge(oauth::routes())
         .merge(instance::routes())
         .merge(accounts::routes())
+        .merge(admin_apps::routes())
         .route("/documents/{name}", axum::routing::get(document))
 }
 
