@@ -24,7 +24,9 @@ async fn creating_your_oauth_application_answers_its_secret_once() {
         .await;
     assert!(
         text.contains("\"secret\":\"gloas-3f1e9a\"")
-            && text.contains("\"application_name\":\"CI helper\""),
+            && text.contains("\"application_name\":\"CI helper\"")
+            // The redirect is the application's own, kept by the compact view.
+            && text.contains("\"callback_url\":\"https://tools.example.com/oauth/callback\""),
         "{text}"
     );
     let request = h.only_request();
@@ -93,7 +95,9 @@ async fn a_direct_transfer_migration_is_started_with_its_source_and_entities() {
         )
         .await;
     assert!(
-        text.contains("\"status\":\"created\"") && text.contains("\"id\":3"),
+        text.contains("\"status\":\"created\"")
+            && text.contains("\"id\":3")
+            && text.contains("\"source_url\":\"https://gitlab.example.com\""),
         "{text}"
     );
     let request = h.only_request();

@@ -51,6 +51,9 @@ const KEPT_URLS: &[&str] = &[
     "external_url",
     "target_url",
     "direct_asset_url",
+    // An OAuth application's redirect, a migration's source instance.
+    "callback_url",
+    "source_url",
 ];
 
 /// Booleans whose `false` is news, not a default.
