@@ -90,28 +90,37 @@ async fn max_items_follows_pages_and_reports_progress() {
     }
 }
 
+/// A single request reports progress only once it has waited past
+/// `SLOW_REQUEST` (300 ms): a fast call sends no notification, since rmcp's
+/// client asks for progress on every call.
 #[tokio::test]
-async fn a_single_request_reports_its_start_and_end() {
+async fn a_slow_single_request_reports_its_wait_and_end_and_a_fast_one_nothing() {
     let watcher = Watcher::default();
     let h = Harness::start_client(watcher.clone(), Lifecycle::Initialize, &[]).await;
-    h.client
-        .call_tool(with_progress(
+    let job_log = || {
+        with_progress(
             "gitlab_pipeline",
             json!({"action": "job_log", "params": {"project_id": 1, "job_id": 102}}),
-        ))
-        .await
-        .unwrap();
-    let progress: Vec<(f64, Option<String>)> = watcher
-        .seen
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|p| (p.progress, p.message.clone()))
-        .collect();
+        )
+    };
+    let seen = || -> Vec<(f64, Option<String>)> {
+        watcher
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|p| (p.progress, p.message.clone()))
+            .collect()
+    };
+    h.client.call_tool(job_log()).await.unwrap();
+    assert_eq!(seen(), [], "a fast call reports nothing");
+    h.fake
+        .inject(Fault::delay(Duration::from_millis(800)).on("GET", "/api/v4/projects/1/jobs/102"));
+    h.client.call_tool(job_log()).await.unwrap();
     assert_eq!(
-        progress,
+        seen(),
         [
-            (0.0, Some("sent to GitLab".into())),
+            (0.0, Some("sent to GitLab, waiting for its answer".into())),
             (1.0, Some("answered".into()))
         ]
     );

@@ -118,16 +118,32 @@ pub trait Handler: Sync {
             if let Some(max_items) = call.view.max_items {
                 return paging::follow(self, call, request, max_items, gitlab).await;
             }
-            gitlab.progress(0.0, Some(1.0), "sent to GitLab");
-            let output = match gitlab.send(&request).await {
+            // Progress only once the request is slow: rmcp's client asks
+            // for progress on every call, and two notifications per fast
+            // call cost a third of the throughput (BENCHMARKS.md).
+            let send = gitlab.send(&request);
+            tokio::pin!(send);
+            let (sent, reported) = tokio::select! {
+                sent = &mut send => (sent, false),
+                () = tokio::time::sleep(SLOW_REQUEST) => {
+                    gitlab.progress(0.0, Some(1.0), "sent to GitLab, waiting for its answer");
+                    (send.await, true)
+                }
+            };
+            let output = match sent {
                 Ok(response) => self.answer(call, &response, gitlab.render),
                 Err(failed) => gitlab.failure(call, &failed),
             };
-            gitlab.progress(1.0, Some(1.0), "answered");
+            if reported {
+                gitlab.progress(1.0, Some(1.0), "answered");
+            }
             output
         })
     }
 }
+
+/// How long a single request runs before its call reports progress.
+pub const SLOW_REQUEST: std::time::Duration = std::time::Duration::from_millis(300);
 
 /// The catalog's behaviour, for every action without a handler.
 pub struct Plain;

@@ -183,40 +183,65 @@ impl GitLabServer {
 }
 
 /// Progress reported by the engine, sent to the client in order as MCP
-/// progress notifications for the request's progress token.
+/// progress notifications for the request's progress token. The sending
+/// task starts with the first report: most calls report none.
 struct ProgressForwarder {
-    sender: tokio::sync::mpsc::UnboundedSender<(f64, Option<f64>, String)>,
-    task: tokio::task::JoinHandle<()>,
+    token: ProgressToken,
+    peer: rmcp::Peer<RoleServer>,
+    started: std::sync::OnceLock<(Reports, tokio::task::JoinHandle<()>)>,
 }
+
+/// One report: done, total, message.
+type Reports = tokio::sync::mpsc::UnboundedSender<(f64, Option<f64>, String)>;
 
 impl ProgressForwarder {
     fn start(token: ProgressToken, peer: rmcp::Peer<RoleServer>) -> Self {
-        let (sender, mut receiver) =
-            tokio::sync::mpsc::unbounded_channel::<(f64, Option<f64>, String)>();
-        let task = tokio::spawn(async move {
-            while let Some((done, total, message)) = receiver.recv().await {
-                let mut param =
-                    ProgressNotificationParam::new(token.clone(), done).with_message(message);
-                if let Some(total) = total {
-                    param = param.with_total(total);
-                }
-                if peer.notify_progress(param).await.is_err() {
-                    break;
-                }
-            }
-        });
-        ProgressForwarder { sender, task }
+        ProgressForwarder {
+            token,
+            peer,
+            started: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn sender(&self) -> &Reports {
+        &self
+            .started
+            .get_or_init(|| {
+                let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+                let task = tokio::spawn(forward(receiver, self.token.clone(), self.peer.clone()));
+                (sender, task)
+            })
+            .0
     }
 
     async fn finish(self) {
-        drop(self.sender);
-        let _ = self.task.await;
+        if let Some((sender, task)) = self.started.into_inner() {
+            drop(sender);
+            let _ = task.await;
+        }
+    }
+}
+
+/// Sends each report, in order, as a progress notification.
+async fn forward(
+    mut receiver: tokio::sync::mpsc::UnboundedReceiver<(f64, Option<f64>, String)>,
+    token: ProgressToken,
+    peer: rmcp::Peer<RoleServer>,
+) {
+    while let Some((done, total, message)) = receiver.recv().await {
+        let mut param = ProgressNotificationParam::new(token.clone(), done).with_message(message);
+        if let Some(total) = total {
+            param = param.with_total(total);
+        }
+        if peer.notify_progress(param).await.is_err() {
+            break;
+        }
     }
 }
 
 impl Progress for ProgressForwarder {
     fn report(&self, done: f64, total: Option<f64>, message: &str) {
-        let _ = self.sender.send((done, total, message.to_string()));
+        let _ = self.sender().send((done, total, message.to_string()));
     }
 }
 
