@@ -8,14 +8,6 @@ mod common;
 use common::{Harness, Lifecycle};
 use serde_json::json;
 
-async fn admin() -> Harness {
-    Harness::start_with(
-        Lifecycle::Initialize,
-        &[("GITLAB_MCP_AUTO_CONFIRM", "true")],
-    )
-    .await
-}
-
 #[tokio::test]
 async fn creating_your_oauth_application_answers_its_secret_once() {
     let h = Harness::start(Lifecycle::Initialize).await;
@@ -56,7 +48,7 @@ async fn creating_your_oauth_application_answers_its_secret_once() {
 
 #[tokio::test]
 async fn renewing_an_instance_application_secret_answers_the_new_one() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok(
             "gitlab_instance",
@@ -175,7 +167,7 @@ async fn a_migrations_entities_and_their_failures_are_listed() {
 
 #[tokio::test]
 async fn a_batched_background_migration_is_listed_and_paused_in_its_database() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok(
             "gitlab_instance",

@@ -9,14 +9,6 @@ use serde_json::json;
 
 const ADMIN_ONLY: &str = "403";
 
-async fn admin() -> Harness {
-    Harness::start_with(
-        Lifecycle::Initialize,
-        &[("GITLAB_MCP_AUTO_CONFIRM", "true")],
-    )
-    .await
-}
-
 #[tokio::test]
 async fn the_admin_toolset_serves_the_instance_tool_with_honest_annotations() {
     let h = Harness::start_with(Lifecycle::Discover, &[("GITLAB_MCP_TOOLS", "admin")]).await;
@@ -49,7 +41,7 @@ async fn the_admin_toolset_serves_the_instance_tool_with_honest_annotations() {
 
 #[tokio::test]
 async fn metadata_version_and_statistics_are_one_object_each() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h.ok("gitlab_instance", json!({"action": "metadata"})).await;
     assert!(
         text.contains("\"version\":\"19.5.0-pre\"") && text.contains("kas"),
@@ -93,7 +85,7 @@ async fn an_ordinary_user_is_refused_the_administrator_actions() {
 
 #[tokio::test]
 async fn a_template_list_keeps_keys_and_one_template_shows_its_content() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok("gitlab_instance", json!({"action": "gitignore_list"}))
         .await;
@@ -131,7 +123,7 @@ async fn a_template_list_keeps_keys_and_one_template_shows_its_content() {
 
 #[tokio::test]
 async fn topics_are_listed_with_search_read_and_created_by_an_administrator() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok(
             "gitlab_instance",
@@ -170,7 +162,7 @@ async fn topics_are_listed_with_search_read_and_created_by_an_administrator() {
 
 #[tokio::test]
 async fn broadcast_messages_are_listed_and_read() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok("gitlab_instance", json!({"action": "broadcast_list"}))
         .await;
@@ -192,7 +184,7 @@ async fn broadcast_messages_are_listed_and_read() {
 
 #[tokio::test]
 async fn settings_hide_falses_and_empties_unless_raw_and_an_update_sends_only_what_is_given() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok("gitlab_instance", json!({"action": "settings_get"}))
         .await;
@@ -233,7 +225,7 @@ async fn settings_hide_falses_and_empties_unless_raw_and_an_update_sends_only_wh
 
 #[tokio::test]
 async fn a_deprecated_setting_is_sent_and_the_answer_names_the_current_one() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok(
             "gitlab_instance",
@@ -262,7 +254,7 @@ async fn a_deprecated_setting_is_sent_and_the_answer_names_the_current_one() {
 
 #[tokio::test]
 async fn a_settings_typo_gets_a_short_suggestion_not_the_whole_help() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .err(
             "gitlab_instance",
@@ -278,7 +270,7 @@ async fn a_settings_typo_gets_a_short_suggestion_not_the_whole_help() {
 
 #[tokio::test]
 async fn appearance_and_plan_limits_are_one_object_each() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok("gitlab_instance", json!({"action": "appearance_get"}))
         .await;
@@ -307,7 +299,7 @@ async fn appearance_and_plan_limits_are_one_object_each() {
 
 #[tokio::test]
 async fn system_hooks_are_listed_and_deleted_once_confirmed() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok("gitlab_instance", json!({"action": "hook_list"}))
         .await;
@@ -324,7 +316,7 @@ async fn system_hooks_are_listed_and_deleted_once_confirmed() {
 
 #[tokio::test]
 async fn a_key_is_found_by_fingerprint_with_its_owner() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let fingerprint = "SHA256:nZ9dXJ4sYyq1Xr0CZm2Wd4Q0cQ2ObZ3QeZC0FSmH0bM";
     let text = h
         .ok(
@@ -345,7 +337,7 @@ async fn a_key_is_found_by_fingerprint_with_its_owner() {
 
 #[tokio::test]
 async fn instance_deploy_keys_and_tokens_are_lists() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok(
             "gitlab_instance",
@@ -377,7 +369,7 @@ async fn instance_deploy_keys_and_tokens_are_lists() {
 
 #[tokio::test]
 async fn feature_flags_are_listed_defined_and_set() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok("gitlab_instance", json!({"action": "feature_list"}))
         .await;
@@ -411,7 +403,7 @@ async fn feature_flags_are_listed_defined_and_set() {
 
 #[tokio::test]
 async fn sidekiq_metrics_and_service_ping_are_one_object_each() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok("gitlab_instance", json!({"action": "sidekiq_metrics"}))
         .await;
@@ -433,7 +425,7 @@ async fn sidekiq_metrics_and_service_ping_are_one_object_each() {
 
 #[tokio::test]
 async fn text_answers_metric_definitions_and_avatar_are_shown_as_sent() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok(
             "gitlab_instance",
@@ -469,7 +461,7 @@ async fn text_answers_metric_definitions_and_avatar_are_shown_as_sent() {
 
 #[tokio::test]
 async fn markdown_is_rendered_from_a_json_body() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok("gitlab_instance", json!({"action": "markdown", "params": {"text": "Fix <b>", "gfm": true, "project": "acme/platform/api"}}))
         .await;
@@ -486,7 +478,7 @@ async fn markdown_is_rendered_from_a_json_body() {
 /// Kinds of gitlab_user's administration and account actions.
 #[tokio::test]
 async fn user_administration_answers_memberships_counts_and_attributes() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok(
             "gitlab_user",
@@ -547,7 +539,7 @@ async fn user_administration_answers_memberships_counts_and_attributes() {
 
 #[tokio::test]
 async fn an_impersonation_token_answer_carries_the_secret_and_block_needs_confirmation() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok(
             "gitlab_user",
@@ -577,7 +569,7 @@ async fn an_impersonation_token_answer_carries_the_secret_and_block_needs_confir
     assert!(text.contains("needs confirmation"), "{text}");
     assert!(h.requests().is_empty());
     h.stop().await;
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     h.ok(
         "gitlab_user",
         json!({"action": "block", "params": {"user_id": 2}}),
@@ -589,7 +581,7 @@ async fn an_impersonation_token_answer_carries_the_secret_and_block_needs_confir
 
 #[tokio::test]
 async fn your_token_associations_preferences_and_counts() {
-    let h = admin().await;
+    let h = Harness::confirming_admin().await;
     let text = h
         .ok(
             "gitlab_user",

@@ -73,6 +73,17 @@ impl Harness<()> {
         Self::start_with(lifecycle, &[]).await
     }
 
+    /// A session as the administrator whose destructive calls run without a
+    /// question (`GITLAB_MCP_AUTO_CONFIRM`), for tests of administrator
+    /// actions.
+    pub async fn confirming_admin() -> Harness {
+        Self::start_with(
+            Lifecycle::Initialize,
+            &[("GITLAB_MCP_AUTO_CONFIRM", "true")],
+        )
+        .await
+    }
+
     /// `env` overrides the server's environment; an empty value removes a variable.
     pub async fn start_with(lifecycle: Lifecycle, env: &[(&str, &str)]) -> Harness {
         Harness::start_client((), lifecycle, env).await
