@@ -1,7 +1,8 @@
 //! Load: the release binary under sustained concurrent use, against the
 //! in-process fake GitLab (no request log, so its memory stays flat).
 //!
-//! 1. stdio: 100,000 `tools/call`s through rmcp's client, 32 in flight.
+//! 1. stdio: 100,000 `tools/call`s through rmcp's client, 32 in flight,
+//!    then 100,000 more in the same session to compare memory.
 //! 2. HTTP: 200 concurrent clients (rmcp's streamable HTTP client,
 //!    2026-07-28 stateless), each calling back to back for 60 s.
 //! 3. The same with the fake failing 5% of GitLab requests (503 with
@@ -167,7 +168,7 @@ impl Tally {
         for e in self.examples.lock().unwrap().iter() {
             eprintln!("  {name}: {e}");
         }
-        wrong == 0 && misdelivered == 0
+        calls > 0 && wrong == 0 && misdelivered == 0
     }
 }
 
@@ -249,20 +250,47 @@ async fn stdio(fake: &FakeGitLab, sizes: &Sizes) -> bool {
         let (result, _) = call(client.peer(), n).await;
         assert_ne!(result.unwrap().is_error, Some(true));
     }
-    let before = rss_kib(pid);
+    // The same load twice in one session: memory after the second run
+    // against the first shows whether it is flat.
+    let mut fine = true;
+    for (phase, name) in ["", ", again"].into_iter().enumerate() {
+        let first = phase as u64 * sizes.stdio_calls;
+        let before = rss_kib(pid);
+        let (tally, elapsed) = stdio_phase(
+            client.peer(),
+            first..first + sizes.stdio_calls,
+            sizes.stdio_in_flight,
+        )
+        .await;
+        fine &= tally.report(
+            &format!("stdio, {} in flight{name}", sizes.stdio_in_flight),
+            elapsed,
+            (before, rss_kib(pid)),
+        );
+    }
+    let _ = client.cancel().await;
+    fine
+}
+
+/// Calls numbered `calls` over one session, `in_flight` at a time.
+async fn stdio_phase(
+    peer: &Peer<RoleClient>,
+    calls: std::ops::Range<u64>,
+    in_flight: usize,
+) -> (Arc<Tally>, Duration) {
     let tally = Arc::new(Tally::default());
-    let next = Arc::new(AtomicU64::new(0));
+    let next = Arc::new(AtomicU64::new(calls.start));
     let started = Instant::now();
     let mut workers = Vec::new();
-    for _ in 0..sizes.stdio_in_flight {
-        let peer = client.peer().clone();
+    for _ in 0..in_flight {
+        let peer = peer.clone();
         let tally = tally.clone();
         let next = next.clone();
-        let total = sizes.stdio_calls;
+        let end = calls.end;
         workers.push(tokio::spawn(async move {
             loop {
                 let n = next.fetch_add(1, Ordering::Relaxed);
-                if n >= total {
+                if n >= end {
                     break;
                 }
                 let (result, took) = call(&peer, n).await;
@@ -273,15 +301,7 @@ async fn stdio(fake: &FakeGitLab, sizes: &Sizes) -> bool {
     for w in workers {
         w.await.unwrap();
     }
-    let elapsed = started.elapsed();
-    let after = rss_kib(pid);
-    let fine = tally.report(
-        &format!("stdio, {} in flight", sizes.stdio_in_flight),
-        elapsed,
-        (before, after),
-    );
-    let _ = client.cancel().await;
-    fine
+    (tally, started.elapsed())
 }
 
 async fn http(fake: &FakeGitLab, sizes: &Sizes) -> bool {
@@ -319,10 +339,14 @@ async fn http(fake: &FakeGitLab, sizes: &Sizes) -> bool {
                     .await
                     .expect("client connects");
                 connected.fetch_add(1, Ordering::Relaxed);
-                while Instant::now() < deadline {
+                // At least one call each, however long connecting took.
+                loop {
                     let n = counter.fetch_add(1, Ordering::Relaxed);
                     let (result, took) = call(client.peer(), n).await;
                     tally.record(n, result, took, faults);
+                    if Instant::now() >= deadline {
+                        break;
+                    }
                 }
                 let _ = client.cancel().await;
             }));
