@@ -1,5 +1,5 @@
 //! OAuth applications, migrations by direct transfer, batched background
-//! migrations and group uploads over stdio, one answer of each kind: the
+//! migrations and operations, offline exports and group uploads over stdio, one answer of each kind: the
 //! exact request the fake received and what the client saw. Alice's token
 //! is the fake's administrator; bob's is an ordinary user.
 
@@ -197,6 +197,114 @@ async fn a_batched_background_migration_is_listed_and_paused_in_its_database() {
         "PUT /api/v4/admin/batched_background_migrations/2/pause"
     );
     assert_eq!(request.json(), json!({"database": "ci"}));
+    h.stop().await;
+}
+
+#[tokio::test]
+async fn a_batched_background_operation_is_listed_stopped_and_not_restarted_while_active() {
+    let h = Harness::confirming_admin().await;
+    let text = h
+        .ok("gitlab_instance", json!({"action": "operation_list"}))
+        .await;
+    assert!(
+        text.contains("\"id\":\"main:1:42\"") && text.contains("\"partition\":1"),
+        "{text}"
+    );
+    assert_eq!(
+        h.only_request().line(),
+        "GET /api/v4/admin/batched_background_operations"
+    );
+    h.fake.clear_requests();
+
+    let text = h
+        .ok(
+            "gitlab_instance",
+            json!({"action": "operation_stop", "params": {"operation_id": 42}}),
+        )
+        .await;
+    assert!(text.contains("\"status\":\"stopped\""), "{text}");
+    let request = h.only_request();
+    assert_eq!(
+        request.line(),
+        "PUT /api/v4/admin/batched_background_operations/42/stop"
+    );
+    assert_eq!(request.json(), serde_json::Value::Null);
+    h.fake.clear_requests();
+
+    let text = h
+        .err(
+            "gitlab_instance",
+            json!({"action": "operation_restart", "params": {"operation_id": 42, "database": "main"}}),
+        )
+        .await;
+    assert!(
+        text.contains("You can restart only `stopped` operations.")
+            && text.contains("Only stopped operations can be restarted."),
+        "GitLab's reason and the catalog's hint: {text}"
+    );
+    assert_eq!(
+        h.only_request().line(),
+        "PUT /api/v4/admin/batched_background_operations/42/restart"
+    );
+    h.stop().await;
+}
+
+#[tokio::test]
+async fn an_offline_export_is_started_with_one_storage_listed_and_read() {
+    let h = Harness::start(Lifecycle::Initialize).await;
+    let s3 = json!({"aws_access_key_id": "AKIA0", "aws_secret_access_key": "s3cr3t", "region": "eu-west-1"});
+    let start = json!({"bucket": "exports", "entities": [{"full_path": "acme/web"}], "aws_s3_configuration": s3});
+    let text = h
+        .ok(
+            "gitlab_instance",
+            json!({"action": "export_start", "params": start}),
+        )
+        .await;
+    assert!(text.contains("\"status\":\"created\""), "{text}");
+    let request = h.only_request();
+    assert_eq!(request.line(), "POST /api/v4/offline_exports");
+    assert_eq!(request.json(), start);
+    h.fake.clear_requests();
+
+    let text = h
+        .err(
+            "gitlab_instance",
+            json!({"action": "export_start", "params": {"bucket": "exports", "entities": [{"full_path": "acme/web"}]}}),
+        )
+        .await;
+    assert!(text.contains("aws_s3_configuration"), "{text}");
+    assert!(
+        h.requests().is_empty(),
+        "an export with no storage is refused before anything is sent"
+    );
+
+    let text = h
+        .ok(
+            "gitlab_instance",
+            json!({"action": "export_list", "params": {"status": "finished"}}),
+        )
+        .await;
+    assert!(
+        text.contains("\"source_hostname\":\"https://gitlab.example.com/\""),
+        "{text}"
+    );
+    assert_eq!(
+        h.only_request().line(),
+        "GET /api/v4/offline_exports?status=finished"
+    );
+    h.fake.clear_requests();
+
+    let text = h
+        .ok(
+            "gitlab_instance",
+            json!({"action": "export_get", "params": {"export_id": 1}}),
+        )
+        .await;
+    assert!(
+        text.contains("\"status\":\"finished\"") && text.contains("\"bucket\":\"exports\""),
+        "{text}"
+    );
+    assert_eq!(h.only_request().line(), "GET /api/v4/offline_exports/1");
     h.stop().await;
 }
 

@@ -27,9 +27,9 @@ const ENDPOINTS: &str = include_str!("data/gitlab_rest_endpoints.json");
 const EXCEPTIONS: &str = include_str!("data/openapi_exceptions.txt");
 
 /// The share of the document's CE endpoints (method and path) that at least
-/// one catalog action serves: 839 of 1450 (57.9 %) when this floor was set.
+/// one catalog action serves: 846 of 1450 (58.3 %) when this floor was set.
 /// Raise it as coverage grows; it may only fall with a new document.
-const COVERAGE_FLOOR: f64 = 0.578;
+const COVERAGE_FLOOR: f64 = 0.583;
 
 /// One parameter of a GitLab endpoint.
 struct GlParam {

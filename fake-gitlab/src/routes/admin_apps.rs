@@ -1,6 +1,7 @@
 //! OAuth applications (yours and the instance's), migrations by direct
-//! transfer, batched background migrations and group uploads (docs: the API
-//! page named on each handler). Answers are fixed: nothing here is stored.
+//! transfer, batched background migrations and operations, offline
+//! transfer exports and group uploads (docs: the API page or GitLab source
+//! file named on each handler). Answers are fixed: nothing here is stored.
 //! Alice (user 1) is the administrator, as in `instance.rs`.
 
 use axum::Router;
@@ -48,6 +49,19 @@ pub fn routes() -> Router<App> {
             "/api/v4/admin/batched_background_migrations/{id}/pause",
             put(batched_migration_pause),
         )
+        .route(
+            "/api/v4/admin/batched_background_operations",
+            get(batched_operations),
+        )
+        .route(
+            "/api/v4/admin/batched_background_operations/{id}/{verb}",
+            put(batched_operation_set),
+        )
+        .route(
+            "/api/v4/offline_exports",
+            get(offline_exports).post(offline_export_start),
+        )
+        .route("/api/v4/offline_exports/{id}", get(offline_export))
         .route("/api/v4/groups/{id}/uploads", post(group_upload))
 }
 
@@ -257,6 +271,114 @@ async fn batched_migration_pause(Path(migration_id): Path<String>, ctx: Ctx) -> 
         return Err(http::not_found("Batched background migration"));
     }
     Ok(http::ok(batched_migration(migration_id, "paused")))
+}
+
+/// A batched background operation: its `id` is the external id
+/// (`<cluster>:<partition>:<id>`), the path takes the number
+/// (lib/api/entities/batched_background_operation.rb).
+fn batched_operation(status: &str) -> Value {
+    json!({
+        "id": "main:1:42",
+        "partition": 1,
+        "job_class_name": "UsersDeleteUnconfirmedSecondaryEmails",
+        "table_name": "users",
+        "column_name": "id",
+        "status": status,
+        "created_at": "2026-03-01T10:00:00.000Z",
+        "started_at": "2026-03-01T10:05:00.000Z",
+        "finished_at": null,
+        "on_hold_until": null,
+    })
+}
+
+/// lib/api/admin/batched_background_operations.rb: administrators only.
+async fn batched_operations(ctx: Ctx) -> Reply {
+    admin(&ctx, false)?;
+    database(&ctx)?;
+    Ok(http::ok(json!([batched_operation("active")])))
+}
+
+/// Operation 42 is active: it can be stopped, not restarted (the 422 texts
+/// are GitLab's own).
+async fn batched_operation_set(Path((operation, verb)): Path<(String, String)>, ctx: Ctx) -> Reply {
+    admin(&ctx, true)?;
+    database(&ctx)?;
+    if id(&operation)? != 42 {
+        return Err(http::not_found("Batched background operation"));
+    }
+    match verb.as_str() {
+        "stop" => Ok(http::ok(batched_operation("stopped"))),
+        "restart" => Err(http::message(
+            422,
+            "You can restart only `stopped` operations.",
+        )),
+        _ => Err(http::no_route()),
+    }
+}
+
+/// An offline transfer export (lib/api/entities/import/offline/export.rb).
+fn offline_export_json(id: u64, status: &str) -> Value {
+    json!({
+        "id": id,
+        "status": status,
+        "source_hostname": "https://gitlab.example.com/",
+        "created_at": "2026-03-03T08:00:00.000Z",
+        "updated_at": "2026-03-03T08:10:00.000Z",
+        "has_failures": false,
+        "bucket": "exports",
+        "export_prefix": "2026-03-03_08-00-00_export_ab12cd34",
+    })
+}
+
+/// The caller's own exports (docs: https://docs.gitlab.com/api/offline_transfers/).
+async fn offline_exports(ctx: Ctx) -> Reply {
+    ctx.auth.ok_or_else(http::unauthorized)?;
+    ctx.one_of("status", &["created", "started", "finished", "failed"])?;
+    Ok(http::paginate(
+        vec![offline_export_json(1, "finished")],
+        &ctx.query,
+        &ctx.url,
+    ))
+}
+
+async fn offline_export(Path(export): Path<String>, ctx: Ctx) -> Reply {
+    ctx.auth.ok_or_else(http::unauthorized)?;
+    match id(&export)? {
+        1 => Ok(http::ok(offline_export_json(1, "finished"))),
+        _ => Err(http::not_found("Not found")),
+    }
+}
+
+/// Starting one needs `bucket`, `entities` and exactly one storage
+/// configuration (Grape's `exactly_one_of` in lib/api/offline_transfers.rb).
+async fn offline_export_start(ctx: Ctx) -> Reply {
+    ctx.auth.ok_or_else(http::unauthorized)?;
+    ctx.require("bucket")?;
+    if ctx.body["entities"].as_array().is_none() {
+        return Err(http::missing("entities"));
+    }
+    let storages = [
+        "aws_s3_configuration",
+        "s3_compatible_configuration",
+        "gcs_configuration",
+        "gcs_hmac_configuration",
+        "gcs_adc_configuration",
+    ];
+    let given = storages
+        .iter()
+        .filter(|k| ctx.body.get(**k).is_some())
+        .count();
+    if given != 1 {
+        let error = format!(
+            "{} are missing, exactly one parameter must be provided",
+            storages.join(", ")
+        );
+        return Err(http::json_response(
+            axum::http::StatusCode::BAD_REQUEST,
+            json!({ "error": error }),
+        ));
+    }
+    Ok(http::created(offline_export_json(2, "created")))
 }
 
 /// Upload a file to a group: a multipart `file` (docs:
