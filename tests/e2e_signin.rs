@@ -133,8 +133,12 @@ impl<'a> Flow<'a> {
             .unwrap()
             .to_string();
         let html = page.text().await.unwrap();
+        let redirect_host = self.redirect_uri["http://".len()..]
+            .split('/')
+            .next()
+            .unwrap();
         assert!(
-            html.contains(self.client_name) && html.contains("127.0.0.1:9"),
+            html.contains(self.client_name) && html.contains(redirect_host),
             "{html}"
         );
         let ticket = html
@@ -184,7 +188,10 @@ impl<'a> Flow<'a> {
             .unwrap();
         assert_eq!(callback.status(), 303);
         let to_client = location(&callback);
-        assert!(to_client.starts_with(REDIRECT), "{to_client}");
+        assert!(
+            to_client.starts_with(&format!("{}?", self.redirect_uri)),
+            "{to_client}"
+        );
         assert_eq!(
             query_param(&to_client, "state").as_deref(),
             Some("client-state")
@@ -647,6 +654,44 @@ async fn replays_and_forgeries_fail_before_gitlab() {
 
 /// Two processes holding the same key: sign in through one, call through
 /// the other (both behind one public URL, as behind a load balancer).
+#[tokio::test]
+async fn a_native_app_may_redirect_to_any_loopback_port_but_nothing_else_may_vary() {
+    let fake = FakeGitLab::start().await;
+    let port = free_port();
+    register_app(&fake, port);
+    let server = server(&fake, port, port, KEY, &[]).await;
+    let mut flow = Flow::discover_and_register(&server, &fake).await;
+    // Registered as REDIRECT (port 9); the app listens on another port now
+    // (OAuth 2.1 section 8.4.2, RFC 8252 section 7.3).
+    flow.redirect_uri = "http://127.0.0.1:53121/callback".into();
+    let tokens = flow.sign_in("alice").await;
+    let (text, is_error) = whoami(&server.mcp_url(), &tokens.access).await;
+    assert!(
+        !is_error && text.contains("\"username\":\"alice\""),
+        "{text}"
+    );
+
+    // The code is bound to the port it was sent to.
+    let code = flow.code_for("alice").await;
+    flow.redirect_uri = REDIRECT.into();
+    let r = flow.exchange(&code, &flow.verifier).await;
+    assert_eq!(r.status(), 400);
+    assert_eq!(r.json::<Value>().await.unwrap()["error"], "invalid_grant");
+
+    // Another path, another loopback address, or userinfo before the host:
+    // a page, no redirect.
+    for other in [
+        "http://127.0.0.1:53121/elsewhere",
+        "http://127.0.0.2:9/callback",
+        "http://127.0.0.1:9@evil.example/callback",
+    ] {
+        let url = common_authorize_url(&flow.base, &flow.client_id, other, &s256(&flow.verifier));
+        let r = raw().get(url).send().await.unwrap();
+        assert_eq!(r.status(), 400, "{other}");
+        assert!(r.headers().get("location").is_none(), "{other}");
+    }
+}
+
 #[tokio::test]
 async fn any_instance_with_the_key_serves_any_user() {
     let fake = FakeGitLab::start().await;

@@ -19,7 +19,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
-use super::clients::ClientError;
+use super::clients::{ClientError, redirect_registered};
 use super::pages::{self, Consent};
 use super::payloads::{self, Code, Request, State as GitLabState, Ticket, now};
 use super::seal::s256;
@@ -130,7 +130,7 @@ pub async fn authorize(
     };
     // Never redirect anywhere the client did not register.
     let redirect_uri = match (p.redirect_uri.as_deref(), client.redirect_uris.as_slice()) {
-        (Some(r), registered) if registered.iter().any(|x| x == r) => r.to_string(),
+        (Some(r), registered) if redirect_registered(registered, r) => r.to_string(),
         (None, [only]) => only.clone(),
         (Some(_), _) => {
             return pages::error(

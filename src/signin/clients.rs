@@ -48,20 +48,47 @@ pub fn redirect_allowed(uri: &str) -> bool {
     if let Some(rest) = uri.strip_prefix("https://") {
         return !rest.is_empty() && !rest.starts_with('/');
     }
-    let Some(rest) = uri.strip_prefix("http://") else {
-        return false;
-    };
-    let authority = rest.split(['/', '?']).next().unwrap_or("");
-    let host = if authority.starts_with('[') {
-        authority
-            .split(']')
-            .next()
-            .map(|h| format!("{h}]"))
-            .unwrap_or_default()
+    loopback_parts(uri).is_some()
+}
+
+/// Whether `requested` is one of the client's `registered` redirect URIs:
+/// the same text, or, for loopback http, the same but for the port. A
+/// native app learns its port only when it starts listening, so OAuth 2.1
+/// (draft 13, section 8.4.2) and RFC 8252 (section 7.3) say the server
+/// "MUST allow any port to be specified at the time of the request for
+/// loopback IP redirect URIs"; `localhost` is held to the same rule, as it
+/// is accepted as loopback at registration.
+pub fn redirect_registered(registered: &[String], requested: &str) -> bool {
+    registered.iter().any(|r| {
+        r == requested
+            || loopback_parts(r)
+                .is_some_and(|(host, rest)| loopback_parts(requested) == Some((host, rest)))
+    })
+}
+
+/// An `http` URI on a loopback host, as (host, what follows the port); the
+/// port itself, if any, is left out. None for anything else.
+fn loopback_parts(uri: &str) -> Option<(&str, &str)> {
+    let rest = uri.strip_prefix("http://")?;
+    if rest.contains('#') {
+        return None;
+    }
+    let (authority, path) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+    let (host, port) = if authority.starts_with('[') {
+        let (host, after) = authority.split_at(authority.find(']')? + 1);
+        (
+            host,
+            if after.is_empty() {
+                ""
+            } else {
+                after.strip_prefix(':')?
+            },
+        )
     } else {
-        authority.split(':').next().unwrap_or("").to_string()
+        authority.split_once(':').unwrap_or((authority, ""))
     };
-    matches!(host.as_str(), "127.0.0.1" | "[::1]" | "localhost")
+    let port_ok = port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit());
+    (port_ok && matches!(host, "127.0.0.1" | "[::1]" | "localhost")).then_some((host, path))
 }
 
 impl Signin {
@@ -200,7 +227,7 @@ pub async fn register(State(signin): State<Arc<Signin>>, body: axum::body::Bytes
 
 #[cfg(test)]
 mod tests {
-    use super::redirect_allowed;
+    use super::{redirect_allowed, redirect_registered};
 
     #[test]
     fn redirects_are_https_or_loopback_http() {
@@ -219,8 +246,45 @@ mod tests {
             "cursor://anysphere/cb",
             "https://x.example/cb#frag",
             "https:///cb",
+            "http://localhost:3000@evil.example/cb",
+            "http://127.0.0.1@evil.example/cb",
         ] {
             assert!(!redirect_allowed(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_loopback_redirect_matches_on_any_port_and_nothing_else_varies() {
+        let registered = [
+            "http://127.0.0.1/callback".to_string(),
+            "http://[::1]:8080/cb?x=1".to_string(),
+            "http://localhost:3000/oauth".to_string(),
+            "https://app.example/cb".to_string(),
+        ];
+        for ok in [
+            "http://127.0.0.1/callback",
+            "http://127.0.0.1:53121/callback",
+            "http://[::1]/cb?x=1",
+            "http://[::1]:9/cb?x=1",
+            "http://localhost:6274/oauth",
+            "https://app.example/cb",
+        ] {
+            assert!(redirect_registered(&registered, ok), "{ok}");
+        }
+        for bad in [
+            "http://127.0.0.1:53121/callback/more",
+            "http://127.0.0.1:53121/other",
+            "http://127.0.0.2:53121/callback",
+            "http://[::1]:9/cb?x=2",
+            "http://[::1]:9/cb",
+            "http://localhost.evil.example:3000/oauth",
+            "http://localhost:3000@evil.example/oauth",
+            "http://127.0.0.1:abc/callback",
+            "https://app.example:8443/cb",
+            "https://app.example/cb/",
+            "http://app.example/cb",
+        ] {
+            assert!(!redirect_registered(&registered, bad), "{bad}");
         }
     }
 }
