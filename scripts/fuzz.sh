@@ -61,7 +61,17 @@ for t in "${run[@]}"; do
     mkdir -p "$corpus"
     dict=()
     if [[ $t == decode ]]; then
-        dict=(-dict="$root/fuzz/dicts/envelope.dict")
+        # The envelope's words plus every tool, action and parameter name of
+        # the catalog, so that mutations reach each action's own checks
+        # instead of mostly the unknown-name path.
+        words="$root/fuzz/target/decode.dict"
+        mkdir -p "$root/fuzz/target"
+        {
+            cat "$root/fuzz/dicts/envelope.dict"
+            grep -ho 'name = "[A-Za-z0-9_.-]*"' "$root"/catalog/*.toml |
+                sed 's/^name = "\(.*\)"$/"\\"\1\\""/' | sort -u
+        } > "$words"
+        dict=(-dict="$words")
     fi
     echo "== $t: ${seconds}s" >&2
     cargo fuzz run --fuzz-dir "$root/fuzz" -O "$t" "$corpus" "$root/fuzz/seeds/$t" -- \
