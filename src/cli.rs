@@ -293,6 +293,9 @@ pub struct ServeArgs {
     /// Keep legacy (pre-2026-07-28) sessions in memory, for server-sent elicitation; needs sticky sessions behind a load balancer.
     #[arg(long, env = "GITLAB_MCP_HTTP_STATEFUL", value_parser = BoolishValueParser::new())]
     pub stateful: bool,
+    /// Most legacy sessions held at once with --stateful (each lives until deleted or idle for 5 minutes).
+    #[arg(long, env = "GITLAB_MCP_HTTP_MAX_SESSIONS", default_value_t = 1000)]
+    pub max_sessions: usize,
     /// Seconds the calls in flight may take to finish after SIGTERM.
     #[arg(long, env = "GITLAB_MCP_SHUTDOWN_GRACE", default_value_t = 30)]
     pub shutdown_grace: u64,
@@ -360,6 +363,7 @@ impl ServeArgs {
             max_requests_per_token: self.max_requests_per_token.max(1),
             call_timeout: Duration::from_secs(self.call_timeout.max(1)),
             stateful: self.stateful,
+            max_sessions: self.max_sessions.max(1),
             shutdown_grace: Duration::from_secs(self.shutdown_grace),
             signin: self.signin_settings(extra_ca_pem)?,
         }))

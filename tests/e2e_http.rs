@@ -626,3 +626,51 @@ async fn health_and_readiness() {
         .unwrap();
     assert_eq!(r.status(), 503);
 }
+
+/// `--stateful` keeps each session until it is deleted or idle for 5
+/// minutes, so their number is bounded: past it a new `initialize` gets a
+/// 503 with `Retry-After`, while sessions in use and 2026-07-28 requests
+/// (which need none) go on, and a deleted session makes room.
+#[tokio::test]
+async fn stateful_sessions_are_bounded_and_a_full_server_says_when_to_retry() {
+    let fake = FakeGitLab::start().await;
+    let server = HttpServer::start(&fake, &[], &["--stateful", "--max-sessions", "2"]).await;
+    let url = server.mcp_url();
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let r = post(&url, &[], initialize().to_string()).await;
+        assert_eq!(r.status(), 200);
+        ids.push(r.headers()["mcp-session-id"].to_str().unwrap().to_string());
+    }
+    let r = post(&url, &[], initialize().to_string()).await;
+    assert_eq!(r.status(), 503);
+    assert_eq!(r.headers()["retry-after"], "5");
+    assert!(r.headers().get("mcp-session-id").is_none());
+    assert_eq!(
+        r.json::<Value>().await.unwrap()["error"],
+        "too_many_sessions"
+    );
+
+    let stateless = server.client((), Lifecycle::Discover, &[TOKEN]).await;
+    let (text, is_error) = call(
+        &stateless,
+        "gitlab_issue",
+        json!({"action": "get", "params": {"project_id": 1, "issue_iid": 1}}),
+    )
+    .await;
+    assert!(
+        !is_error,
+        "a request that needs no session is served: {text}"
+    );
+    stateless.cancel().await.unwrap();
+
+    let r = raw()
+        .delete(&url)
+        .header("mcp-session-id", &ids[0])
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success(), "{}", r.status());
+    let r = post(&url, &[], initialize().to_string()).await;
+    assert_eq!(r.status(), 200, "the deleted session made room");
+}

@@ -15,6 +15,7 @@ mod credentials;
 mod guard;
 mod limits;
 mod ops;
+mod session_bound;
 pub mod settings;
 
 use std::net::SocketAddr;
@@ -31,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::engine::Engine;
 use crate::mcp;
+use crate::mcp::sessions::BoundedSessions;
 use crate::metrics;
 use crate::signin::Signin;
 use credentials::{Refusal, Resolver};
@@ -46,6 +48,8 @@ pub struct AppState {
     path: String,
     public_url: Option<String>,
     max_body_bytes: usize,
+    /// Legacy sessions, when `--stateful`.
+    sessions: Option<Arc<BoundedSessions>>,
 }
 
 impl AppState {
@@ -125,6 +129,9 @@ pub fn app(
     // With sign-in, a caller signs in (or brings a token): the server's own
     // token never stands in for a user.
     auth.require_client_token |= signin.is_some();
+    let sessions = settings
+        .stateful
+        .then(|| Arc::new(BoundedSessions::new(settings.max_sessions)));
     let state = Arc::new(AppState {
         engine: engine.clone(),
         signin: signin.clone(),
@@ -141,6 +148,7 @@ pub fn app(
             .as_ref()
             .map(|u| u.trim_end_matches('/').to_string()),
         max_body_bytes: settings.max_body_bytes,
+        sessions: sessions.clone(),
     });
     let guard = Arc::new(guard::Guard::new(
         settings.host_entries(),
@@ -154,7 +162,7 @@ pub fn app(
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             max_body_bytes: settings.max_body_bytes,
-            stateful: settings.stateful,
+            sessions,
             call_timeout: Some(settings.call_timeout),
             shutdown,
         },
@@ -189,7 +197,7 @@ pub fn app(
 }
 
 /// How long the body of a refused request may take to arrive (`refused`).
-const DRAIN_TIME: Duration = Duration::from_secs(2);
+pub(crate) const DRAIN_TIME: Duration = Duration::from_secs(2);
 
 /// A refusal sent without reading the request's body: the connection
 /// closes after it, and the answer says so.
@@ -284,6 +292,12 @@ async fn admit(State(state): State<Arc<AppState>>, mut request: Request, next: N
             return refused(request, state.max_body_bytes, response).await;
         }
     };
+    if let Some(sessions) = &state.sessions {
+        request = match session_bound::admit(sessions, request, state.max_body_bytes).await {
+            Ok(request) => request,
+            Err(refusal) => return refusal,
+        };
+    }
     request.extensions_mut().insert(resolved.target);
     next.run(request).await
 }

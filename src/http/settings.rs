@@ -33,6 +33,8 @@ pub struct HttpSettings {
     pub max_requests_per_token: usize,
     pub call_timeout: Duration,
     pub stateful: bool,
+    /// Legacy sessions held at once, with `stateful`.
+    pub max_sessions: usize,
     /// How long calls in flight may finish after SIGTERM.
     pub shutdown_grace: Duration,
     /// Sign in with GitLab (OAuth), when the operator configured it.
@@ -142,6 +144,7 @@ mod tests {
             max_requests_per_token: 8,
             call_timeout: Duration::from_secs(60),
             stateful: false,
+            max_sessions: 1000,
             shutdown_grace: Duration::from_secs(5),
             signin: None,
         }

@@ -5,12 +5,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use super::server::GitLabServer;
+use super::sessions::BoundedSessions;
 use crate::engine::Engine;
 
 /// How the endpoint behaves; the HTTP layer checks Host, Origin and
@@ -23,9 +23,10 @@ pub struct EndpointOptions {
     /// `Origin` values a browser request may carry; empty: any.
     pub allowed_origins: Vec<String>,
     pub max_body_bytes: usize,
-    /// Keep legacy sessions (needed for server-sent elicitation to legacy
-    /// clients); a 2026-07-28 request is stateless either way.
-    pub stateful: bool,
+    /// Keep legacy sessions, at most so many (needed for server-sent
+    /// elicitation to legacy clients); a 2026-07-28 request is stateless
+    /// either way. None: stateless.
+    pub sessions: Option<Arc<BoundedSessions>>,
     pub call_timeout: Option<Duration>,
     /// Cancelled when the server stops for good.
     pub shutdown: CancellationToken,
@@ -46,16 +47,15 @@ pub fn router(engine: Arc<Engine>, path: &str, options: EndpointOptions) -> axum
     let mut config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(options.allowed_hosts.clone())
         .with_max_request_body_bytes(options.max_body_bytes)
-        .with_legacy_session_mode(options.stateful)
+        .with_legacy_session_mode(options.sessions.is_some())
         // A plain JSON answer when the call sends nothing before its result.
-        .with_json_response(!options.stateful)
+        .with_json_response(options.sessions.is_none())
         .with_cancellation_token(options.shutdown.clone());
     if !options.allowed_origins.is_empty() {
         config = config.with_allowed_origins(options.allowed_origins.clone());
     }
-    if options.stateful {
-        let service =
-            StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
+    if let Some(sessions) = options.sessions {
+        let service = StreamableHttpService::new(factory, sessions, config);
         axum::Router::new().route_service(path, service)
     } else {
         let service =

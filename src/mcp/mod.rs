@@ -3,6 +3,7 @@
 pub mod http;
 mod prompts;
 mod server;
+pub mod sessions;
 mod stdio;
 pub mod tools;
 
