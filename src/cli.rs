@@ -281,6 +281,12 @@ pub struct ServeArgs {
     /// Largest request body, in bytes.
     #[arg(long, env = "GITLAB_MCP_HTTP_MAX_BODY", default_value_t = 4 * 1024 * 1024)]
     pub max_body_bytes: usize,
+    /// Most connections open at once (more wait to be accepted); keep it under the process's file-descriptor limit.
+    #[arg(long, env = "GITLAB_MCP_HTTP_MAX_CONNECTIONS", default_value_t = 1024)]
+    pub max_connections: usize,
+    /// Most seconds a request's header may take to arrive, and an idle kept-alive connection may stay open.
+    #[arg(long, env = "GITLAB_MCP_HTTP_HEADER_TIMEOUT", default_value_t = 10)]
+    pub header_timeout: u64,
     /// Most MCP requests served at once.
     #[arg(long, env = "GITLAB_MCP_HTTP_MAX_REQUESTS", default_value_t = 256)]
     pub max_requests: usize,
@@ -359,6 +365,8 @@ impl ServeArgs {
             insecure: self.insecure_http,
             allowed_gitlab_urls: clean(&self.allowed_gitlab_urls),
             max_body_bytes: self.max_body_bytes.max(1024),
+            max_connections: self.max_connections.max(1),
+            header_timeout: Duration::from_secs(self.header_timeout.max(1)),
             max_requests: self.max_requests.max(1),
             max_requests_per_token: self.max_requests_per_token.max(1),
             call_timeout: Duration::from_secs(self.call_timeout.max(1)),

@@ -674,3 +674,85 @@ async fn stateful_sessions_are_bounded_and_a_full_server_says_when_to_retry() {
     let r = post(&url, &[], initialize().to_string()).await;
     assert_eq!(r.status(), 200, "the deleted session made room");
 }
+
+/// Reads until the peer closes or `within` passes: what arrived, and
+/// whether the connection was closed.
+async fn read_until_closed(stream: &mut tokio::net::TcpStream, within: Duration) -> (String, bool) {
+    use tokio::io::AsyncReadExt;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(deadline, stream.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => return (String::from_utf8_lossy(&got).into(), true),
+            Ok(Ok(n)) => got.extend_from_slice(&buf[..n]),
+            Err(_) => return (String::from_utf8_lossy(&got).into(), false),
+        }
+    }
+}
+
+fn host_port(url: &str) -> String {
+    url.trim_start_matches("http://").to_string()
+}
+
+/// A slow-header client (slowloris) or an idle kept-alive connection holds
+/// a connection only until the header deadline.
+#[tokio::test]
+async fn half_a_header_or_an_idle_connection_is_closed_after_the_header_deadline() {
+    use tokio::io::AsyncWriteExt;
+    let fake = FakeGitLab::start().await;
+    let server = HttpServer::start(&fake, &[], &["--header-timeout", "1"]).await;
+    let addr = host_port(&server.url);
+
+    let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    slow.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let (_, closed) = read_until_closed(&mut slow, Duration::from_secs(10)).await;
+    assert!(closed, "half a header still held the connection after 10 s");
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(5),
+        "closed after {took:?}, the deadline is 1 s"
+    );
+
+    let mut idle = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .await
+        .unwrap();
+    let (answer, closed) = read_until_closed(&mut idle, Duration::from_secs(10)).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        closed,
+        "an idle kept-alive connection stayed open past 10 s"
+    );
+}
+
+/// Past `--max-connections`, a new connection waits to be accepted until
+/// one closes; then it is served.
+#[tokio::test]
+async fn connections_past_the_bound_wait_until_one_closes() {
+    use tokio::io::AsyncWriteExt;
+    let fake = FakeGitLab::start().await;
+    let server = HttpServer::start(
+        &fake,
+        &[],
+        &["--max-connections", "2", "--header-timeout", "30"],
+    )
+    .await;
+    let addr = host_port(&server.url);
+    let first = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let _second = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut third = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    third
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let (answer, _) = read_until_closed(&mut third, Duration::from_secs(1)).await;
+    assert_eq!(answer, "", "served past the bound");
+    drop(first);
+    let (answer, _) = read_until_closed(&mut third, Duration::from_secs(5)).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer:?}");
+}

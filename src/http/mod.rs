@@ -1,19 +1,23 @@
 //! `serve --http`: one server for a whole team over MCP's streamable HTTP.
 //!
-//! Every request to the MCP endpoint passes, in order: the Host/Origin
-//! guard (`guard.rs`), the body bound, the caller's credentials
-//! (`credentials.rs`: its own GitLab token, the endpoint secret, or a
-//! refusal with a pointer to the protected-resource metadata), and the
-//! concurrency bounds (`limits.rs`). Only then does rmcp see it, with the
-//! request's `Target` in its extensions. A refusal is sent once the
+//! Connections are accepted by `listen.rs` (a bound on open connections, a
+//! header deadline). Every request to the MCP endpoint passes, in order:
+//! the Host/Origin guard (`guard.rs`), the body bound, the caller's
+//! credentials (`credentials.rs`: its own GitLab token, the endpoint
+//! secret, or a refusal with a pointer to the protected-resource
+//! metadata), the concurrency bounds (`limits.rs`) and, with `--stateful`,
+//! the session bound (`session_bound.rs`). Only then does rmcp see it, with
+//! the request's `Target` in its extensions. A refusal is sent once the
 //! request's body is read (within the body bound and a short time), else
 //! with `Connection: close`: the connection stays usable, as OAuth
-//! discovery after a 401 needs. Nothing is kept between requests, so any
-//! number of instances can serve behind a plain load balancer.
+//! discovery after a 401 needs. Nothing is kept between requests (but
+//! `--stateful`'s sessions), so any number of instances can serve behind a
+//! plain load balancer.
 
 mod credentials;
 mod guard;
 mod limits;
+mod listen;
 mod ops;
 mod session_bound;
 pub mod settings;
@@ -363,7 +367,7 @@ pub async fn serve(engine: Arc<Engine>, settings: HttpSettings) -> Result<(), St
     // The address is the one line a supervisor (or a test) waits for.
     tracing::warn!(addr = %local, path = %settings.path, stateful = settings.stateful, "serving MCP over HTTP");
     let stop = CancellationToken::new();
-    let server = axum::serve(listener, app).with_graceful_shutdown({
+    tokio::spawn({
         let stop = stop.clone();
         async move {
             wait_for_signal().await;
@@ -372,7 +376,13 @@ pub async fn serve(engine: Arc<Engine>, settings: HttpSettings) -> Result<(), St
     });
     let grace = settings.shutdown_grace;
     tokio::select! {
-        result = server => result.map_err(|e| e.to_string())?,
+        () = listen::serve(
+            listener,
+            app,
+            settings.max_connections,
+            settings.header_timeout,
+            stop.clone(),
+        ) => {}
         () = async { stop.cancelled().await; tokio::time::sleep(grace).await } => {
             tracing::warn!(grace_secs = grace.as_secs(), "calls still running after the grace period; stopping them");
         }

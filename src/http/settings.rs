@@ -28,6 +28,11 @@ pub struct HttpSettings {
     /// GitLab API roots a request may name in `X-GitLab-URL`.
     pub allowed_gitlab_urls: Vec<String>,
     pub max_body_bytes: usize,
+    /// Connections open at once; more wait in the listen backlog.
+    pub max_connections: usize,
+    /// How long a request's header may take, and an idle connection may
+    /// stay open.
+    pub header_timeout: Duration,
     /// MCP requests served at once by this process, and per credential.
     pub max_requests: usize,
     pub max_requests_per_token: usize,
@@ -140,6 +145,8 @@ mod tests {
             insecure: false,
             allowed_gitlab_urls: Vec::new(),
             max_body_bytes: 1 << 20,
+            max_connections: 1024,
+            header_timeout: Duration::from_secs(10),
             max_requests: 64,
             max_requests_per_token: 8,
             call_timeout: Duration::from_secs(60),
