@@ -287,6 +287,9 @@ pub struct ServeArgs {
     /// Most seconds a request's header may take to arrive, and an idle kept-alive connection may stay open.
     #[arg(long, env = "GITLAB_MCP_HTTP_HEADER_TIMEOUT", default_value_t = 10)]
     pub header_timeout: u64,
+    /// Most seconds an MCP request's body may take to arrive.
+    #[arg(long, env = "GITLAB_MCP_HTTP_BODY_TIMEOUT", default_value_t = 30)]
+    pub body_timeout: u64,
     /// Most MCP requests served at once.
     #[arg(long, env = "GITLAB_MCP_HTTP_MAX_REQUESTS", default_value_t = 256)]
     pub max_requests: usize,
@@ -367,6 +370,7 @@ impl ServeArgs {
             max_body_bytes: self.max_body_bytes.max(1024),
             max_connections: self.max_connections.max(1),
             header_timeout: Duration::from_secs(self.header_timeout.max(1)),
+            body_timeout: Duration::from_secs(self.body_timeout.max(1)),
             max_requests: self.max_requests.max(1),
             max_requests_per_token: self.max_requests_per_token.max(1),
             call_timeout: Duration::from_secs(self.call_timeout.max(1)),

@@ -756,3 +756,32 @@ async fn connections_past_the_bound_wait_until_one_closes() {
     let (answer, _) = read_until_closed(&mut third, Duration::from_secs(5)).await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer:?}");
 }
+
+/// A credentialed request whose body trickles holds its place under the
+/// concurrency bounds only until `--body-timeout`: then 408, and the
+/// connection closes.
+#[tokio::test]
+async fn a_body_that_trickles_is_refused_at_the_body_deadline() {
+    use tokio::io::AsyncWriteExt;
+    let fake = FakeGitLab::start().await;
+    let server = HttpServer::start(&fake, &[], &["--body-timeout", "1"]).await;
+    let mut slow = tokio::net::TcpStream::connect(host_port(&server.url))
+        .await
+        .unwrap();
+    slow.write_all(
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+          Accept: application/json, text/event-stream\r\nContent-Length: 400\r\n\r\n{\"jsonrpc\"",
+    )
+    .await
+    .unwrap();
+    let started = std::time::Instant::now();
+    let (answer, closed) = read_until_closed(&mut slow, Duration::from_secs(10)).await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("request_timeout"), "{answer}");
+    assert!(closed);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}

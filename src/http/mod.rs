@@ -5,12 +5,12 @@
 //! the Host/Origin guard (`guard.rs`), the body bound, the caller's
 //! credentials (`credentials.rs`: its own GitLab token, the endpoint
 //! secret, or a refusal with a pointer to the protected-resource
-//! metadata), the concurrency bounds (`limits.rs`) and, with `--stateful`,
-//! the session bound (`session_bound.rs`). Only then does rmcp see it, with
-//! the request's `Target` in its extensions. A refusal is sent once the
-//! request's body is read (within the body bound and a short time), else
-//! with `Connection: close`: the connection stays usable, as OAuth
-//! discovery after a 401 needs. Nothing is kept between requests (but
+//! metadata), the concurrency bounds (`limits.rs`), the body deadline and,
+//! with `--stateful`, the session bound (`session_bound.rs`). Only then
+//! does rmcp see it, with the request's `Target` in its extensions. A
+//! refusal is sent once the request's body is read (within the body bound
+//! and a short time), else with `Connection: close`: the connection stays
+//! usable, as OAuth discovery after a 401 needs. Nothing is kept between requests (but
 //! `--stateful`'s sessions), so any number of instances can serve behind a
 //! plain load balancer.
 
@@ -52,6 +52,8 @@ pub struct AppState {
     path: String,
     public_url: Option<String>,
     max_body_bytes: usize,
+    /// How long an admitted request's body may take to arrive.
+    body_timeout: Duration,
     /// Legacy sessions, when `--stateful`.
     sessions: Option<Arc<BoundedSessions>>,
 }
@@ -152,6 +154,7 @@ pub fn app(
             .as_ref()
             .map(|u| u.trim_end_matches('/').to_string()),
         max_body_bytes: settings.max_body_bytes,
+        body_timeout: settings.body_timeout,
         sessions: sessions.clone(),
     });
     let guard = Arc::new(guard::Guard::new(
@@ -201,7 +204,7 @@ pub fn app(
 }
 
 /// How long the body of a refused request may take to arrive (`refused`).
-pub(crate) const DRAIN_TIME: Duration = Duration::from_secs(2);
+const DRAIN_TIME: Duration = Duration::from_secs(2);
 
 /// A refusal sent without reading the request's body: the connection
 /// closes after it, and the answer says so.
@@ -230,23 +233,24 @@ async fn refused(request: Request, limit: usize, response: Response) -> Response
     }
 }
 
+fn too_large(limit: usize) -> Response {
+    refuse(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
+        &format!("the request body is over {limit} bytes, this server's limit"),
+        "body_too_large",
+    )
+}
+
 /// Credentials, body bound and concurrency, for the MCP endpoint.
-async fn admit(State(state): State<Arc<AppState>>, mut request: Request, next: Next) -> Response {
+async fn admit(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
     let declared = request
         .headers()
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > state.max_body_bytes) {
-        return closing(refuse(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
-            &format!(
-                "the request body is over {} bytes, this server's limit",
-                state.max_body_bytes
-            ),
-            "body_too_large",
-        ));
+        return closing(too_large(state.max_body_bytes));
     }
     let resolved = match state.resolver.resolve(request.headers()) {
         Ok(resolved) => resolved,
@@ -296,12 +300,35 @@ async fn admit(State(state): State<Arc<AppState>>, mut request: Request, next: N
             return refused(request, state.max_body_bytes, response).await;
         }
     };
-    if let Some(sessions) = &state.sessions {
-        request = match session_bound::admit(sessions, request, state.max_body_bytes).await {
-            Ok(request) => request,
-            Err(refusal) => return refusal,
-        };
+    // The body is read here, within a deadline: a body that trickles would
+    // otherwise hold its place under the bounds for as long as it lasts.
+    let (parts, body) = request.into_parts();
+    let body = match tokio::time::timeout(
+        state.body_timeout,
+        axum::body::to_bytes(body, state.max_body_bytes),
+    )
+    .await
+    {
+        Ok(Ok(body)) => body,
+        Ok(Err(_)) => return closing(too_large(state.max_body_bytes)),
+        Err(_) => {
+            return closing(refuse(
+                StatusCode::REQUEST_TIMEOUT,
+                "request_timeout",
+                &format!(
+                    "the request body took over {} s to arrive",
+                    state.body_timeout.as_secs()
+                ),
+                "body_too_slow",
+            ));
+        }
+    };
+    if let Some(sessions) = &state.sessions
+        && let Some(refusal) = session_bound::refusal(sessions, &parts.headers, &body).await
+    {
+        return refusal;
     }
+    let mut request = Request::from_parts(parts, axum::body::Body::from(body));
     request.extensions_mut().insert(resolved.target);
     next.run(request).await
 }

@@ -33,6 +33,8 @@ pub struct HttpSettings {
     /// How long a request's header may take, and an idle connection may
     /// stay open.
     pub header_timeout: Duration,
+    /// How long an admitted request's body may take to arrive.
+    pub body_timeout: Duration,
     /// MCP requests served at once by this process, and per credential.
     pub max_requests: usize,
     pub max_requests_per_token: usize,
@@ -147,6 +149,7 @@ mod tests {
             max_body_bytes: 1 << 20,
             max_connections: 1024,
             header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
             max_requests: 64,
             max_requests_per_token: 8,
             call_timeout: Duration::from_secs(60),
