@@ -284,12 +284,7 @@ async fn notes(
     let i = find(&db, p, &iid)?;
     let project = &db.projects[p];
     let issue = &project.issues[i];
-    let on = Noteable {
-        kind: "Issue",
-        id: issue.id,
-        iid: issue.iid,
-        project_id: project.id,
-    };
+    let on = Noteable::issue(project, issue);
     notes_page(&db, &issue.notes, &on, &ctx)
 }
 
@@ -305,12 +300,7 @@ async fn create_note(
     db.projects[p].issues[i].notes.push(note);
     let project = &db.projects[p];
     let issue = &project.issues[i];
-    let on = Noteable {
-        kind: "Issue",
-        id: issue.id,
-        iid: issue.iid,
-        project_id: project.id,
-    };
+    let on = Noteable::issue(project, issue);
     Ok(http::created(on.render(&db, issue.notes.last().unwrap())))
 }
 

@@ -579,12 +579,7 @@ async fn notes(
     let m = find(&db, p, &iid)?;
     let project = &db.projects[p];
     let mr = &project.merge_requests[m];
-    let on = Noteable {
-        kind: "MergeRequest",
-        id: mr.id,
-        iid: mr.iid,
-        project_id: project.id,
-    };
+    let on = Noteable::merge_request(project, mr);
     notes_page(&db, &mr.notes, &on, &ctx)
 }
 
@@ -600,11 +595,6 @@ async fn create_note(
     db.projects[p].merge_requests[m].notes.push(note);
     let project = &db.projects[p];
     let mr = &project.merge_requests[m];
-    let on = Noteable {
-        kind: "MergeRequest",
-        id: mr.id,
-        iid: mr.iid,
-        project_id: project.id,
-    };
+    let on = Noteable::merge_request(project, mr);
     Ok(http::created(on.render(&db, mr.notes.last().unwrap())))
 }

@@ -226,14 +226,32 @@ pub fn new_note(db: &mut Db, ctx: &Ctx) -> Result<crate::db::Note, Response> {
 }
 
 /// What a note belongs to, as GitLab shows it: type, id, iid, project.
-pub struct Noteable<'a> {
-    pub kind: &'a str,
+pub struct Noteable {
+    pub kind: &'static str,
     pub id: u64,
     pub iid: u64,
     pub project_id: u64,
 }
 
-impl Noteable<'_> {
+impl Noteable {
+    pub fn issue(project: &crate::db::Project, issue: &crate::db::Issue) -> Self {
+        Noteable {
+            kind: "Issue",
+            id: issue.id,
+            iid: issue.iid,
+            project_id: project.id,
+        }
+    }
+
+    pub fn merge_request(project: &crate::db::Project, mr: &crate::db::MergeRequest) -> Self {
+        Noteable {
+            kind: "MergeRequest",
+            id: mr.id,
+            iid: mr.iid,
+            project_id: project.id,
+        }
+    }
+
     /// One note as GitLab shows it.
     pub fn render(&self, db: &Db, note: &crate::db::Note) -> serde_json::Value {
         crate::objects::note(db, note, self.kind, self.id, self.iid, self.project_id)
@@ -242,7 +260,7 @@ impl Noteable<'_> {
 
 /// A page of notes, newest first unless `sort=asc` (docs: https://docs.gitlab.com/api/notes/, with
 /// `sort` and `order_by` checked as Grape checks them).
-pub fn notes_page(db: &Db, notes: &[crate::db::Note], on: &Noteable<'_>, ctx: &Ctx) -> Reply {
+pub fn notes_page(db: &Db, notes: &[crate::db::Note], on: &Noteable, ctx: &Ctx) -> Reply {
     ctx.one_of("sort", &["asc", "desc"])?;
     ctx.one_of("order_by", &["created_at", "updated_at"])?;
     let mut notes: Vec<&crate::db::Note> = notes.iter().collect();
