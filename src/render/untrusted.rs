@@ -44,7 +44,9 @@ pub fn frame(text: &str) -> String {
 
 /// The text with the marks and hidden characters shown as code points.
 pub fn escape(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(hidden) {
+    // Every hidden character is outside ASCII, and `is_ascii` checks a word
+    // at a time: most of GitLab's text is passed at memory speed.
+    if text.is_ascii() || !text.chars().any(hidden) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
@@ -153,6 +155,11 @@ mod tests {
         assert!(matches!(escape(text), Cow::Borrowed(t) if t == text));
         // A joiner that draws an emoji stays; one between letters does not.
         assert_eq!(escape("👩\u{200D}💻 a\u{200D}b"), "👩\u{200D}💻 a[U+200D]b");
+    }
+
+    #[test]
+    fn no_ascii_character_is_hidden_so_ascii_text_may_skip_the_scan() {
+        assert!((0..=0x7F_u8).all(|b| !hidden(char::from(b))));
     }
 
     #[test]
