@@ -4,11 +4,11 @@
 
 use std::fmt::Write as _;
 
-use crate::defs::{
+use super::defs::{
     KindsFile, NamedParamDef, PromptsFile, SharedFile, ToolFile, UrlsFile, VocabularyFile,
 };
-use crate::expand::Action;
-use crate::json::toml_to_json;
+use super::expand::Action;
+use super::json::toml_to_json;
 
 fn kind_static(name: &str) -> String {
     format!("KIND_{}", name.to_ascii_uppercase())

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::defs::{ActionDef, KindsFile, NamedParamDef, ParamDef, SharedFile, ToolFile};
-use crate::json::toml_to_json;
+use super::defs::{ActionDef, KindsFile, NamedParamDef, ParamDef, SharedFile, ToolFile};
+use super::json::toml_to_json;
 
 /// Names that are shapes of an answer, not resource kinds.
 pub const SHAPES: &[&str] = &["text", "log", "nothing"];

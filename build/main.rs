@@ -14,7 +14,7 @@
 //! `handler` or `check` with no file of that name in `src/handlers/` or
 //! `src/dispatch/checks/`; a value that is not JSON-representable; a prompt
 //! text naming an argument it does not declare. The rules
-//! that need the compiled catalog are checked by `tests/catalog_rules.rs`.
+//! that need the compiled catalog are checked by `tests/it/catalog_rules.rs`.
 
 mod defs;
 mod emit;

@@ -20,7 +20,7 @@
 # holds the few small seeds that are committed. A crash is written to
 # fuzz/artifacts/<target>/: reproduce it with
 #   RUSTC_BOOTSTRAP=1 .tools/bin/cargo-fuzz run --fuzz-dir fuzz -O <target> <file>
-# then fix it and add a regression test (tests/fuzz_seeds.rs replays
+# then fix it and add a regression test (tests/it/fuzz_seeds.rs replays
 # every seed on each `cargo test`: a reproducer added to fuzz/seeds/<target>
 # keeps it fixed).
 set -euo pipefail

@@ -1,6 +1,6 @@
 //! The fuzz targets' bodies: plain functions of the input bytes that panic
 //! when an invariant breaks. libFuzzer drives them from `fuzz_targets/`
-//! (`scripts/fuzz.sh`); `tests/fuzz_seeds.rs` in the main crate includes
+//! (`scripts/fuzz.sh`); `tests/it/fuzz_seeds.rs` in the main crate includes
 //! this file and runs every seed in `fuzz/seeds/` (and a few thousand
 //! mutations of them) through the same functions on every `cargo test`.
 //!
@@ -16,7 +16,7 @@ use gitlab_mcp::render;
 use gitlab_mcp::signin::Sealer;
 use serde_json::{Map, Value};
 
-/// What a renderer may write past its cap (see `tests/properties.rs`).
+/// What a renderer may write past its cap (see `tests/it/properties.rs`).
 pub const FOOTER_ALLOWANCE: usize = 1024;
 
 struct Case {

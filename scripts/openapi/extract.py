@@ -9,11 +9,11 @@ Source
 
 The document is generated from GitLab's Grape route definitions
 (lib/api/*.rb and ee/lib/api/*.rb); those files stay the ground truth
-where the two differ (see tests/data/openapi_exceptions.txt).
+where the two differ (see tests/it/data/openapi_exceptions.txt).
 
 How the committed data file was made
     python3 scripts/openapi/extract.py openapi_v3.yaml \
-        > tests/data/gitlab_rest_endpoints.json
+        > tests/it/data/gitlab_rest_endpoints.json
 
     Requirements: Python 3.11 and PyYAML (6.0.3 was used; if it is missing,
     `python3 -m venv .tools/venv && .tools/venv/bin/pip install pyyaml` and

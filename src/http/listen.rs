@@ -1,6 +1,6 @@
 //! Accepting connections. axum's `serve` gives hyper no timer, so a client
 //! that sends half a request header keeps its connection, and a file
-//! descriptor, for ever (`tests/e2e_http.rs`:
+//! descriptor, for ever (`tests/it/e2e_http.rs`:
 //! `half_a_header_or_an_idle_connection_is_closed_after_the_header_deadline`).
 //! Here each HTTP/1 connection has a header deadline, which hyper also
 //! applies while a kept-alive connection waits for its next request, and

@@ -1,0 +1,7 @@
+//! The fake GitLab's own tests, in one binary.
+
+mod faults;
+mod oauth;
+mod positions;
+mod sandbox;
+mod tls;

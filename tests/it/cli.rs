@@ -1,0 +1,262 @@
+//! The command line: `call` and its exit statuses, `tools`, `catalog`.
+
+use crate::common;
+
+use fake_gitlab::FakeGitLab;
+use serde_json::Value;
+use tokio::process::Command;
+
+async fn call(
+    fake: &FakeGitLab,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Option<i32>, String, String) {
+    let mut cmd = Command::new(common::BIN);
+    cmd.env_clear()
+        .env("GITLAB_URL", fake.url())
+        .env("GITLAB_TOKEN", common::TOKEN)
+        .args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().await.unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn call_exits_0_on_success_1_on_an_error_result_2_on_usage_errors() {
+    let fake = FakeGitLab::start().await;
+    let (code, stdout, _) = call(
+        &fake,
+        &[
+            "call",
+            "gitlab_issue",
+            r#"{"action":"get","params":{"project_id":1,"issue_iid":1}}"#,
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(code, Some(0), "{stdout}");
+    let issue: Value = serde_json::from_str(common::data(&stdout)).unwrap();
+    assert_eq!(issue["iid"], 1);
+
+    let (code, stdout, _) = call(
+        &fake,
+        &[
+            "call",
+            "gitlab_issue",
+            r#"{"action":"get","params":{"iid":1}}"#,
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(code, Some(1));
+    assert!(stdout.contains("did you mean `issue_iid`?"), "{stdout}");
+
+    let (code, _, stderr) = call(&fake, &["call", "gitlab_issue", "{not json"], &[]).await;
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("does not parse"), "{stderr}");
+    let (code, _, stderr) = call(&fake, &["call", "gitlab_issuez", "{}"], &[]).await;
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("did you mean `gitlab_issue`"), "{stderr}");
+    let (code, _, stderr) = call(
+        &fake,
+        &["call", "gitlab_issue", "{}"],
+        &[("GITLAB_URL", "gitlab.example.com")],
+    )
+    .await;
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("GITLAB_URL must start with http"),
+        "{stderr}"
+    );
+    let (code, _, _) = call(&fake, &["frobnicate"], &[]).await;
+    assert_eq!(code, Some(2));
+}
+
+#[tokio::test]
+async fn gitlab_url_may_include_api_v4_and_the_token_may_come_from_the_alternative_variable() {
+    let fake = FakeGitLab::start().await;
+    let url = format!("{}/api/v4/", fake.url());
+    let mut cmd = Command::new(common::BIN);
+    cmd.env_clear()
+        .env("GITLAB_URL", &url)
+        .env("GITLAB_PERSONAL_ACCESS_TOKEN", "glpat-bob")
+        .args([
+            "call",
+            "gitlab_project",
+            r#"{"action":"get","params":{"project_id":"acme/website"}}"#,
+        ]);
+    let out = cmd.output().await.unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let request = fake.requests().pop().unwrap();
+    assert_eq!(request.line(), "GET /api/v4/projects/acme%2Fwebsite");
+    assert_eq!(request.private_token.as_deref(), Some("glpat-bob"));
+}
+
+#[test]
+fn tools_prints_a_summary_and_catalog_prints_json() {
+    let out = std::process::Command::new(common::BIN)
+        .arg("tools")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.contains("tools,") && first.contains("actions,") && first.contains("bytes"),
+        "{first}"
+    );
+    assert!(text.contains("gitlab_issue"));
+
+    let out = std::process::Command::new(common::BIN)
+        .args(["catalog", "--json"])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json["tools"].as_array().unwrap().len() >= 5);
+}
+
+/// @zereight/mcp-gitlab's variables work as aliases; ours win when both
+/// are set, with a warning; its tool names point to ours.
+#[tokio::test]
+async fn another_servers_variables_and_tool_names_carry_over() {
+    let fake = FakeGitLab::start().await;
+    let run = |env: Vec<(&'static str, String)>, args: Vec<&'static str>| async move {
+        let mut cmd = tokio::process::Command::new(common::BIN);
+        cmd.args(args)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().await.unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // GITLAB_API_URL and GITLAB_PERSONAL_ACCESS_TOKEN reach the fake.
+    let (code, stdout, _) = run(
+        vec![
+            ("GITLAB_API_URL", format!("{}/api/v4", fake.url())),
+            ("GITLAB_PERSONAL_ACCESS_TOKEN", "glpat-alice".into()),
+        ],
+        vec!["call", "gitlab_user", r#"{"action": "current"}"#],
+    )
+    .await;
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("\"username\":\"alice\""));
+    // Its toolsets and tool names filter the tool list.
+    let (_, stdout, _) = run(
+        vec![("GITLAB_TOOLSETS", "merge_requests,labels".into())],
+        vec!["tools"],
+    )
+    .await;
+    assert!(stdout.starts_with("2 tools"), "{stdout}");
+    let (_, stdout, _) = run(
+        vec![("GITLAB_TOOLS", "get_issue,list_issues".into())],
+        vec!["tools"],
+    )
+    .await;
+    assert!(
+        stdout.contains("gitlab_issue") && stdout.contains("3 actions: list, get, help"),
+        "{stdout}"
+    );
+    let (_, _, stderr) = run(
+        vec![
+            ("GITLAB_API_URL", "https://a.example".into()),
+            ("GITLAB_URL", "https://b.example".into()),
+        ],
+        vec!["tools"],
+    )
+    .await;
+    assert!(
+        stderr.contains("GITLAB_API_URL and GITLAB_URL are both set and disagree; GITLAB_URL wins"),
+        "{stderr}"
+    );
+    // A call to one of its tool names says which tool and action do it here.
+    let (code, _, stderr) = run(
+        vec![("GITLAB_URL", fake.url())],
+        vec!["call", "get_issue", "{}"],
+    )
+    .await;
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("here that is tool `gitlab_issue` with {\"action\": \"get\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn completions_and_the_man_page_are_generated_from_the_cli() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = std::process::Command::new(common::BIN)
+            .args(["completions", shell])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{shell}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("gitlab-mcp") && text.contains("serve") && text.contains("sandbox"),
+            "{shell}: {text}"
+        );
+    }
+    let out = std::process::Command::new(common::BIN)
+        .arg("man")
+        .output()
+        .unwrap();
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(page.starts_with(".ie") || page.contains(".TH"), "{page}");
+    assert!(page.contains("gitlab\\-mcp") || page.contains("gitlab-mcp"));
+}
+
+#[test]
+fn logs_are_text_or_json_on_stderr_or_in_a_file_never_on_stdout() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(common::BIN)
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("GITLAB_API_URL", "https://a.example")
+            .env("GITLAB_URL", "https://b.example")
+            .output()
+            .unwrap()
+    };
+    // The migration warning is one log line.
+    let out = run(&["--log-format", "json", "tools", "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line: Value =
+        serde_json::from_str(stderr.lines().next().unwrap()).expect("a JSON log line");
+    assert_eq!(line["level"], "WARN");
+    assert!(
+        line["message"]
+            .as_str()
+            .unwrap()
+            .contains("GITLAB_URL wins")
+    );
+    serde_json::from_slice::<Value>(&out.stdout).expect("stdout is the tool list only");
+
+    let file = std::env::temp_dir().join(format!("gitlab-mcp-log-{}.log", std::process::id()));
+    let out = run(&["--log-file", file.to_str().unwrap(), "tools"]);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let logged = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        logged.contains("WARN") && logged.contains("GITLAB_URL wins"),
+        "{logged}"
+    );
+    let _ = std::fs::remove_file(file);
+}

@@ -1,0 +1,50 @@
+//! Every integration test of gitlab-mcp, in one binary (as cargo's own
+//! test suite does): one link of rmcp, axum, reqwest, the fake and the
+//! generated catalog instead of one per file. Each module is one suite;
+//! `cargo test --test it <module>::` runs one.
+
+mod architecture;
+mod budget;
+mod build_rules;
+mod catalog_rules;
+mod check;
+mod cli;
+mod common;
+mod conformance;
+mod decoder_table;
+mod docs;
+mod e2e_admin_apps;
+mod e2e_administration;
+mod e2e_errors;
+mod e2e_http;
+mod e2e_instance;
+mod e2e_kinds;
+mod e2e_lifecycle;
+mod e2e_merge_gates;
+mod e2e_pagination;
+mod e2e_requests;
+mod e2e_review;
+mod e2e_signin;
+mod e2e_timeline;
+mod e2e_tools;
+mod e2e_urls;
+mod error_corpus;
+mod faults;
+mod fuzz_seeds;
+mod lockdown;
+mod model_text;
+mod openapi_crosscheck;
+mod progress;
+mod prompts;
+mod properties;
+mod protocol_abuse;
+mod python_sdk;
+mod python_sdk_oauth;
+mod responses;
+mod safety;
+mod sandbox;
+mod schemas;
+mod secrets;
+mod security_md;
+mod stdio_hygiene;
+mod untrusted_content;

@@ -1,0 +1,1023 @@
+//! Bad protocol input, raw: over stdio (the binary's stdin and stdout, a
+//! line at a time) and over HTTP (raw requests to `/mcp`). Invalid JSON,
+//! truncated and oversized messages, wrong types for every field of
+//! `tools/call`, unknown methods, notifications with ids, requests without
+//! ids, messages before and after the handshake, and 10,000 mutated tool
+//! calls from a deterministic mutator. The server answers what it can,
+//! stays up (a valid call still works afterwards), its memory stays
+//! bounded, and every line it writes to stdout is JSON-RPC.
+
+use crate::common;
+
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::http::{HttpServer, raw, raw_exchange};
+use fake_gitlab::FakeGitLab;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin};
+use tokio::sync::mpsc;
+
+// ---------------------------------------------------------------------------
+// A raw stdio session.
+
+struct Raw {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::UnboundedReceiver<Value>,
+    /// Lines on stdout that were not JSON-RPC messages.
+    bad: Arc<Mutex<Vec<String>>>,
+    /// Everything the server logged.
+    stderr: Arc<Mutex<String>>,
+    /// Every message the server wrote, read or not.
+    received: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// Whether `message` is a JSON-RPC 2.0 message a server may send: a
+/// response (an id, and a result or an error), or a request or
+/// notification of its own (a method).
+fn is_json_rpc(message: &Value) -> bool {
+    let Some(object) = message.as_object() else {
+        return false;
+    };
+    if object.get("jsonrpc") != Some(&json!("2.0")) {
+        return false;
+    }
+    let has = |k: &str| object.contains_key(k);
+    let id_ok = match object.get("id") {
+        Some(id) => id.is_string() || id.is_i64() || id.is_u64() || id.is_null(),
+        // An error about a request whose id could not be read has no `id`
+        // (MCP 2026-07-28), pinned by
+        // `an_unreadable_request_is_answered_with_invalid_request_and_the_session_goes_on`.
+        None => has("error"),
+    };
+    if has("method") {
+        object["method"].is_string()
+    } else {
+        id_ok && (has("result") != has("error"))
+    }
+}
+
+/// An error about a request whose id could not be read.
+fn is_anonymous_error(message: &Value) -> bool {
+    message.get("error").is_some() && message.get("id").is_none_or(Value::is_null)
+}
+
+impl Raw {
+    async fn spawn(fake: &FakeGitLab) -> Raw {
+        let mut cmd = common::command(fake, &[("RUST_LOG", "info")]);
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().expect("spawn gitlab-mcp serve");
+        let (tx, lines) = mpsc::unbounded_channel();
+        let bad = Arc::new(Mutex::new(Vec::new()));
+        let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+        let bad_lines = bad.clone();
+        let received = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = received.clone();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = out.next_line().await {
+                count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                match serde_json::from_str::<Value>(&line) {
+                    Ok(message) if is_json_rpc(&message) => {
+                        let _ = tx.send(message);
+                    }
+                    _ => bad_lines.lock().unwrap().push(line),
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let mut err = BufReader::new(child.stderr.take().unwrap()).lines();
+        let log = stderr.clone();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = err.next_line().await {
+                let mut log = log.lock().unwrap();
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        Raw {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            bad,
+            stderr,
+            received,
+        }
+    }
+
+    fn received(&self) -> usize {
+        self.received.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Messages until the answer to a `ping` sent now: everything answered
+    /// before it (the server reads its input in order).
+    async fn until_barrier(&mut self, name: &str) -> Vec<Value> {
+        let id = json!(format!("barrier-{name}"));
+        self.send_json(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}))
+            .await;
+        let mut out = Vec::new();
+        loop {
+            let Some(m) = self.next(Duration::from_secs(30)).await else {
+                panic!("no answer to the barrier; logged:\n{}", self.stderr_text());
+            };
+            if m["id"] == id {
+                return out;
+            }
+            out.push(m);
+        }
+    }
+
+    async fn send_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin
+            .write_all(bytes)
+            .await
+            .expect("the server reads stdin");
+        stdin.flush().await.unwrap();
+    }
+
+    async fn send(&mut self, line: &str) {
+        let mut bytes = line.as_bytes().to_vec();
+        bytes.push(b'\n');
+        self.send_bytes(&bytes).await;
+    }
+
+    async fn send_json(&mut self, message: &Value) {
+        self.send(&message.to_string()).await;
+    }
+
+    /// The next message, if one comes within `within`.
+    async fn next(&mut self, within: Duration) -> Option<Value> {
+        tokio::time::timeout(within, self.lines.recv())
+            .await
+            .ok()
+            .flatten()
+    }
+
+    /// Every message that comes until `quiet` passes without one.
+    async fn drain(&mut self, quiet: Duration) -> Vec<Value> {
+        let mut out = Vec::new();
+        while let Some(m) = self.next(quiet).await {
+            out.push(m);
+        }
+        out
+    }
+
+    /// The answer to request `id` (other messages are skipped).
+    async fn answer(&mut self, id: &Value) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let Some(m) = self.next(left).await else {
+                panic!(
+                    "no answer to {id}; the server logged:\n{}",
+                    self.stderr_text()
+                );
+            };
+            if m.get("id") == Some(id) && m.get("method").is_none() {
+                return m;
+            }
+        }
+    }
+
+    async fn request(&mut self, id: Value, method: &str, params: Value) -> Value {
+        self.send_json(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        self.answer(&id).await
+    }
+
+    async fn handshake(&mut self) {
+        let answer = self
+            .request(json!(0), "initialize", initialize_params())
+            .await;
+        assert!(answer["result"]["serverInfo"].is_object(), "{answer}");
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await;
+    }
+
+    /// A valid call answers with the issue: the session is alive and well.
+    async fn assert_call_works(&mut self, id: &str) {
+        let answer = self
+            .request(
+                json!(id),
+                "tools/call",
+                json!({"name": "gitlab_issue", "arguments": {"action": "get", "params": {"project_id": 1, "issue_iid": 1}}}),
+            )
+            .await;
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("");
+        assert!(
+            answer["result"]["isError"] != json!(true) && text.contains("\"iid\":1"),
+            "{answer}"
+        );
+    }
+
+    fn alive(&mut self) -> bool {
+        self.child.try_wait().expect("wait works").is_none()
+    }
+
+    /// Resident memory of the server, in KiB.
+    fn rss_kib(&self) -> u64 {
+        let pid = self.child.id().expect("running");
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS")
+    }
+
+    fn stderr_text(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    fn assert_only_json_rpc(&self) {
+        let bad = self.bad.lock().unwrap();
+        assert!(
+            bad.is_empty(),
+            "lines on stdout that are not JSON-RPC: {:?}",
+            &bad[..bad.len().min(5)]
+        );
+    }
+
+    /// Close stdin: the server ends its session and exits 0.
+    async fn finish(mut self) {
+        drop(self.stdin.take());
+        let status = tokio::time::timeout(Duration::from_secs(10), self.child.wait())
+            .await
+            .expect("the server exits when stdin closes")
+            .unwrap();
+        self.assert_only_json_rpc();
+        assert!(
+            status.success(),
+            "exit {status}; the server logged:\n{}",
+            self.stderr_text()
+        );
+    }
+}
+
+fn initialize_params() -> Value {
+    json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}})
+}
+
+async fn session() -> (FakeGitLab, Raw) {
+    let fake = FakeGitLab::start_on("127.0.0.1:0", false).await;
+    let mut raw = Raw::spawn(&fake).await;
+    raw.handshake().await;
+    (fake, raw)
+}
+
+// ---------------------------------------------------------------------------
+// Stdio.
+
+#[tokio::test]
+async fn invalid_and_truncated_json_is_ignored_and_the_session_goes_on() {
+    let (_fake, mut raw) = session().await;
+    for line in [
+        "not json",
+        "{",
+        "}",
+        "[",
+        "\"",
+        "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/ca",
+        "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":\"gitlab_issue\",\"arguments\":{\"action\":",
+        "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"ping\"}",
+        "\u{0}\u{1}\u{2}",
+        "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"ping\"}}",
+        "nul",
+        "1e999999",
+        &"[".repeat(100_000),
+        &"{\"a\":".repeat(50_000),
+    ] {
+        raw.send(line).await;
+    }
+    // Invalid UTF-8 too.
+    raw.send_bytes(b"\xff\xfe{\"jsonrpc\":\"2.0\"}\n").await;
+    let noise = raw.drain(Duration::from_millis(500)).await;
+    for m in &noise {
+        // Anything answered is an error, but the ping after a byte-order
+        // mark, which is read as a ping.
+        assert!(m.get("error").is_some() || m["id"] == json!(11), "{m}");
+    }
+    raw.assert_call_works("after-invalid").await;
+    assert!(raw.alive());
+    raw.finish().await;
+}
+
+#[tokio::test]
+async fn an_oversized_message_is_dropped_with_bounded_memory() {
+    let (_fake, mut raw) = session().await;
+    raw.assert_call_works("warm").await;
+    let before = raw.rss_kib();
+    // Over rmcp's 16 MiB line limit: dropped as it is read.
+    let pad = "x".repeat(24 * 1024 * 1024);
+    let big = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":\"big\",\"method\":\"tools/call\",\"params\":{{\"name\":\"gitlab_issue\",\"arguments\":{{\"action\":\"help\",\"pad\":\"{pad}\"}}}}}}"
+    );
+    raw.send(&big).await;
+    // Just under the limit: read, refused by the decoder, answered.
+    let pad = "y".repeat(4 * 1024 * 1024);
+    let answer = raw
+        .request(
+            json!("large"),
+            "tools/call",
+            json!({"name": "gitlab_issue", "arguments": {"action": "get", "params": {"project_id": 1, "issue_iid": 1, "pad": pad}}}),
+        )
+        .await;
+    assert_eq!(
+        answer["result"]["isError"],
+        json!(true),
+        "{}",
+        &answer.to_string()[..300]
+    );
+    raw.assert_call_works("after-oversized").await;
+    let after = raw.rss_kib();
+    eprintln!("VmRSS {before} KiB before, {after} KiB after the oversized messages");
+    // The 16 MiB line buffer and a 4 MiB message may be kept; not more.
+    assert!(after < before + 96 * 1024, "{before} -> {after} KiB");
+    raw.finish().await;
+}
+
+/// `tools/call` with each of its fields given the wrong type, or missing.
+fn wrong_calls() -> Vec<Value> {
+    let good = json!({"jsonrpc": "2.0", "id": 100, "method": "tools/call",
+        "params": {"name": "gitlab_issue", "arguments": {"action": "help"}}});
+    let wrongs = [
+        json!(null),
+        json!(true),
+        json!(1.5),
+        json!(-1),
+        json!("text"),
+        json!([]),
+        json!([1, "a"]),
+        json!({}),
+        json!({"x": 1}),
+    ];
+    let mut out = Vec::new();
+    let paths: [&[&str]; 8] = [
+        &["jsonrpc"],
+        &["id"],
+        &["method"],
+        &["params"],
+        &["params", "name"],
+        &["params", "arguments"],
+        &["params", "_meta"],
+        &["params", "arguments", "action"],
+    ];
+    let mut id = 1000;
+    for path in paths {
+        for wrong in wrongs.iter().cloned().map(Some).chain([None]) {
+            let mut message = good.clone();
+            id += 1;
+            if path != ["id"] {
+                message["id"] = json!(id);
+            }
+            let (last, parents) = path.split_last().unwrap();
+            let mut at = &mut message;
+            for p in parents {
+                at = &mut at[*p];
+            }
+            let object = at.as_object_mut().unwrap();
+            match wrong {
+                Some(value) => {
+                    object.insert(last.to_string(), value);
+                }
+                None => {
+                    object.remove(*last);
+                }
+            }
+            out.push(message);
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn wrong_types_for_every_field_of_tools_call_are_answered_and_survived() {
+    let (_fake, mut raw) = session().await;
+    for (n, call) in wrong_calls().iter().enumerate() {
+        raw.send_json(call).await;
+        let mut answers = raw.until_barrier(&n.to_string()).await;
+        let id = &call["id"];
+        let readable_id = id.is_string() || id.is_i64();
+        // A tool call is answered after it runs, maybe after the barrier.
+        if readable_id
+            && !answers
+                .iter()
+                .any(|a| a["id"] == *id || is_anonymous_error(a))
+        {
+            answers.push(raw.answer(id).await);
+        }
+        // Without an id it is a notification: never answered. With one,
+        // it gets one answer: an error (under its id, or anonymous when
+        // the request could not be read), or the tool's result.
+        if call.get("id").is_none() {
+            assert!(answers.is_empty(), "{call} -> {answers:?}");
+            continue;
+        }
+        assert_eq!(answers.len(), 1, "{call} -> {answers:?}");
+        let a = &answers[0];
+        assert!(a["id"] == *id || is_anonymous_error(a), "{call} -> {a}");
+        let helped = a["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("gitlab_issue"));
+        assert!(a.get("error").is_some() || helped, "{call} -> {a}");
+    }
+    raw.assert_call_works("after-wrong-types").await;
+    raw.finish().await;
+}
+
+/// A well-formed message that is no valid request (`"jsonrpc": "1.0"`) is
+/// answered with Invalid Request (-32600). Its `id` is left out: JSON-RPC
+/// 2.0 asks for `null` when the id cannot be read, but MCP 2026-07-28
+/// ("Error Responses") makes `id` optional and omits it, and its schema
+/// types an id as a string or a number, so `null` would break a strict MCP
+/// client. rmcp 3.11 follows MCP; so does this server.
+#[tokio::test]
+async fn an_unreadable_request_is_answered_with_invalid_request_and_the_session_goes_on() {
+    let (_fake, mut raw) = session().await;
+    raw.send(r#"{"jsonrpc":"1.0","id":5,"method":"tools/call"}"#)
+        .await;
+    let answers = raw.until_barrier("invalid-request").await;
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0]["error"]["code"], json!(-32600), "{}", answers[0]);
+    assert!(
+        !answers[0].as_object().unwrap().contains_key("id"),
+        "{}",
+        answers[0]
+    );
+    raw.assert_call_works("after-invalid-request").await;
+    raw.finish().await;
+}
+
+#[tokio::test]
+async fn unknown_methods_notifications_with_ids_and_requests_without_ids() {
+    let (_fake, mut raw) = session().await;
+    let answer = raw.request(json!(1), "gitlab/explode", json!({})).await;
+    assert_eq!(answer["error"]["code"], json!(-32601), "{answer}");
+    let answer = raw.request(json!("s"), "", json!({})).await;
+    assert!(answer.get("error").is_some(), "{answer}");
+    // A notification's method with an id is a request nobody serves.
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"notifications/initialized"}"#)
+        .await;
+    raw.send(
+        r#"{"jsonrpc":"2.0","id":3,"method":"notifications/cancelled","params":{"requestId":99}}"#,
+    )
+    .await;
+    // A request without an id is a notification: never answered.
+    raw.send(r#"{"jsonrpc":"2.0","method":"tools/list"}"#).await;
+    raw.send(r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"gitlab_issue","arguments":{"action":"help"}}}"#)
+        .await;
+    raw.send(r#"{"jsonrpc":"2.0","method":"ping"}"#).await;
+    // Unknown notifications, responses to requests never made.
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/whatever","params":{"x":1}}"#)
+        .await;
+    raw.send(r#"{"jsonrpc":"2.0","id":77,"result":{}}"#).await;
+    raw.send(r#"{"jsonrpc":"2.0","id":78,"error":{"code":-1,"message":"no"}}"#)
+        .await;
+    let answers = raw.drain(Duration::from_millis(500)).await;
+    for a in &answers {
+        assert!(
+            a.get("error").is_some() && [json!(2), json!(3), Value::Null].contains(&a["id"]),
+            "only the two requests with ids are answered, with errors: {a}"
+        );
+    }
+    raw.assert_call_works("after-odd-messages").await;
+    raw.finish().await;
+}
+
+#[tokio::test]
+async fn a_ping_and_a_request_before_the_handshake_are_answered_and_the_handshake_still_works() {
+    let fake = FakeGitLab::start_on("127.0.0.1:0", false).await;
+    let mut raw = Raw::spawn(&fake).await;
+    let answer = raw.request(json!("p"), "ping", json!({})).await;
+    assert_eq!(answer["result"], json!({}), "{answer}");
+    // A legacy request before `initialize`: refused, not served.
+    let answer = raw.request(json!("early"), "tools/list", json!({})).await;
+    assert!(answer.get("error").is_some(), "{answer}");
+    raw.send("garbage before the handshake").await;
+    raw.handshake().await;
+    // A second `initialize` in the session: refused or answered, never fatal.
+    let again = raw
+        .request(json!("again"), "initialize", initialize_params())
+        .await;
+    assert!(again.get("error").is_some() || again.get("result").is_some());
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    raw.assert_call_works("after-handshake").await;
+    raw.finish().await;
+}
+
+/// The bug of issue 14: a notification as the first line made `serve` fail
+/// with `expect initialized request, but received: Some(Notification(...))`
+/// and exit 2 (rmcp's handshake). `src/mcp/stdio.rs` now drops what is not
+/// a request until the handshake has begun.
+#[tokio::test]
+async fn a_notification_before_the_handshake_does_not_end_the_session() {
+    let fake = FakeGitLab::start_on("127.0.0.1:0", false).await;
+    let mut raw = Raw::spawn(&fake).await;
+    raw.send(r#"{"jsonrpc":"2.0","method":"tools/call"}"#).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        raw.alive(),
+        "the server exited; it logged:\n{}",
+        raw.stderr_text()
+    );
+    raw.handshake().await;
+    raw.assert_call_works("after-early-notification").await;
+    raw.finish().await;
+}
+
+/// The same class: a response (to a request the server never sent) as the
+/// first line.
+#[tokio::test]
+async fn a_response_before_the_handshake_does_not_end_the_session() {
+    let fake = FakeGitLab::start_on("127.0.0.1:0", false).await;
+    let mut raw = Raw::spawn(&fake).await;
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        raw.alive(),
+        "the server exited; it logged:\n{}",
+        raw.stderr_text()
+    );
+    raw.handshake().await;
+    raw.assert_call_works("after-early-response").await;
+    raw.finish().await;
+}
+
+/// Found by the `request` fuzz target: a date-time value with a character
+/// across its tenth byte panicked in validation, leaving the call
+/// unanswered. It is now refused as not a date-time.
+#[tokio::test]
+async fn a_date_time_with_a_character_across_its_tenth_byte_is_refused_and_the_session_goes_on() {
+    let (_fake, mut raw) = session().await;
+    let answer = raw
+        .request(
+            json!("date"),
+            "tools/call",
+            json!({"name": "gitlab_issue", "arguments": {"action": "list", "params": {
+                "project_id": "acme/api", "created_after": "2024-01-0\u{e9}1T00:00:00Z"}}}),
+        )
+        .await;
+    let result = &answer["result"];
+    assert_eq!(result["isError"], json!(true), "{answer}");
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("created_after"), "{text}");
+    assert!(
+        !raw.stderr_text().contains("panicked"),
+        "{}",
+        raw.stderr_text()
+    );
+    raw.assert_call_works("after-date").await;
+    raw.finish().await;
+}
+
+// ---------------------------------------------------------------------------
+// 10,000 mutated tool calls.
+
+/// xorshift64*: the same sequence on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const TOKENS: &[&str] = &[
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\"",
+    "\\",
+    "null",
+    "true",
+    "false",
+    "0",
+    "-0",
+    "1e999",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "\"\\u0000\"",
+    "\"\\ud800\"",
+    "\"id\"",
+    "\"method\"",
+    "\"params\"",
+    "\"arguments\"",
+    "\"action\"",
+    "\"jsonrpc\"",
+    "\"2.0\"",
+    "\"tools/call\"",
+    "\"initialize\"",
+    "\"notifications/cancelled\"",
+    "\"_meta\"",
+    "\"progressToken\"",
+    "\"..\"",
+    "\"%2e%2e\"",
+    "{\"a\":[{\"b\":{}}]}",
+];
+
+/// Replace the value `depth` levels down a random path (or where the path
+/// ends) with `replacement`.
+fn replace_at(value: &mut Value, depth: usize, rng: &mut Rng, replacement: Value) {
+    if depth > 0 {
+        match value {
+            Value::Object(map) if !map.is_empty() => {
+                let i = rng.below(map.len());
+                let child = map.values_mut().nth(i).unwrap();
+                return replace_at(child, depth - 1, rng, replacement);
+            }
+            Value::Array(items) if !items.is_empty() => {
+                let i = rng.below(items.len());
+                return replace_at(&mut items[i], depth - 1, rng, replacement);
+            }
+            _ => {}
+        }
+    }
+    *value = replacement;
+}
+
+/// A base message changed by one to three byte- or JSON-level mutations.
+fn mutate(rng: &mut Rng, base: &Value) -> Vec<u8> {
+    let mut value = base.clone();
+    // JSON-level: a value somewhere replaced by one of another type.
+    if rng.below(2) == 0 {
+        let replacement = match rng.below(8) {
+            0 => Value::Null,
+            1 => json!(rng.next() as i64),
+            2 => json!(rng.below(2) == 0),
+            3 => json!("x".repeat(rng.below(64))),
+            4 => json!([]),
+            5 => json!({}),
+            6 => json!(f64::from(rng.below(1000) as u32) / 7.0),
+            _ => json!({"nested": [1, {"deep": null}]}),
+        };
+        let depth = rng.below(5);
+        replace_at(&mut value, depth, rng, replacement);
+    }
+    let mut bytes = value.to_string().into_bytes();
+    for _ in 0..rng.below(3) + usize::from(bytes.is_empty()) {
+        let len = bytes.len();
+        match rng.below(5) {
+            0 if len > 0 => {
+                let i = rng.below(len);
+                bytes[i] = (rng.next() & 0x7f) as u8;
+            }
+            1 if len > 0 => {
+                let i = rng.below(len);
+                let n = rng.below(8).min(len - i);
+                bytes.drain(i..i + n);
+            }
+            2 => {
+                let i = rng.below(len + 1);
+                let token = TOKENS[rng.below(TOKENS.len())];
+                bytes.splice(i..i, token.bytes());
+            }
+            3 if len > 0 => {
+                let i = rng.below(len);
+                let n = rng.below(16).min(len - i);
+                let copy = bytes[i..i + n].to_vec();
+                bytes.splice(i..i, copy);
+            }
+            _ => bytes.truncate(rng.below(len + 1)),
+        }
+    }
+    // One message per line: a newline inside would make two.
+    for b in &mut bytes {
+        if *b == b'\n' || *b == b'\r' {
+            *b = b' ';
+        }
+    }
+    bytes.push(b'\n');
+    bytes
+}
+
+#[tokio::test]
+async fn ten_thousand_mutated_tool_calls_leave_the_server_up_and_its_memory_bounded() {
+    let (_fake, mut raw) = session().await;
+    raw.assert_call_works("warm").await;
+    let bases = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "gitlab_issue", "arguments": {"action": "get", "params": {"project_id": 1, "issue_iid": 1}}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "gitlab_issue", "arguments": {"action": "help"}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "gitlab_repository", "arguments": {"action": "file_get", "params": {"project_id": "acme/web", "file_path": "README.md", "ref": "main"}, "lines": "1-5"}}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"cursor": "x"}}),
+    ];
+    let mut rng = Rng(0x005E_ED0F_FA11);
+    let before = raw.rss_kib();
+    let received_before = raw.received();
+    let started = std::time::Instant::now();
+    // Each base message gets a unique id first, so an answer tells which
+    // message it is for; a mutation may then change or break that id.
+    let mut expected = std::collections::HashSet::new();
+    let mut sent_ids = std::collections::HashSet::new();
+    let mut answers = Vec::new();
+    let mut next_id = 100_000u64;
+    for round in 0..10 {
+        let mut batch = Vec::new();
+        for _ in 0..1000 {
+            let mut base = bases[rng.below(bases.len())].clone();
+            next_id += 1;
+            base["id"] = json!(next_id);
+            let line = mutate(&mut rng, &base);
+            // A request rmcp can read (its own client-message type says
+            // which) must be answered under its id.
+            if let Ok(rmcp::model::ClientJsonRpcMessage::Request(r)) = serde_json::from_slice(&line)
+            {
+                let id = serde_json::to_value(&r.id).unwrap();
+                if let Some(n) = id.as_u64().filter(|n| *n > 100_000) {
+                    expected.insert(n);
+                }
+                sent_ids.insert(id);
+            }
+            batch.extend(line);
+        }
+        raw.send_bytes(&batch).await;
+        // Keep reading while sending so neither pipe fills.
+        while let Some(m) = raw.next(Duration::from_millis(1)).await {
+            answers.push(m);
+        }
+        assert!(
+            raw.alive(),
+            "the server died in round {round}:\n{}",
+            raw.stderr_text()
+        );
+    }
+    answers.extend(raw.until_barrier("mutations").await);
+    // Tool calls still running answer after the barrier.
+    let mut answered: std::collections::HashSet<u64> =
+        answers.iter().filter_map(|a| a["id"].as_u64()).collect();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while expected.iter().any(|id| !answered.contains(id)) && tokio::time::Instant::now() < deadline
+    {
+        if let Some(m) = raw.next(Duration::from_millis(200)).await {
+            answered.extend(m["id"].as_u64());
+            answers.push(m);
+        }
+    }
+    raw.assert_call_works("after-mutations").await;
+    let after = raw.rss_kib();
+    let anonymous = answers.iter().filter(|a| is_anonymous_error(a)).count();
+    let lost: Vec<&u64> = expected
+        .iter()
+        .filter(|id| !answered.contains(id))
+        .collect();
+    eprintln!(
+        "10,000 mutated calls in {:?}: {} messages written, {} requests expected an answer, {} answered under their id, {anonymous} anonymous errors, {} unanswered; VmRSS {before} -> {after} KiB",
+        started.elapsed(),
+        raw.received() - received_before,
+        expected.len(),
+        expected.len() - lost.len(),
+        lost.len()
+    );
+    assert!(lost.is_empty(), "lost answers: {lost:?}");
+    assert!(
+        expected.len() > 2000,
+        "the mutator keeps many requests valid"
+    );
+    // No answer went to an id no request had.
+    for a in answers.iter().filter(|a| !is_anonymous_error(a)) {
+        assert!(sent_ids.contains(&a["id"]), "an answer to no request: {a}");
+    }
+    assert!(after < before + 64 * 1024, "{before} -> {after} KiB");
+    raw.finish().await;
+}
+
+// ---------------------------------------------------------------------------
+// HTTP.
+
+const TOKEN: (&str, &str) = ("private-token", common::TOKEN);
+
+async fn post(
+    url: &str,
+    headers: &[(&str, &str)],
+    body: impl Into<reqwest::Body>,
+) -> (u16, String) {
+    let mut request = raw()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    for (k, v) in headers {
+        request = request.header(*k, *v);
+    }
+    let response = request.body(body).send().await.expect("the server answers");
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap_or_default())
+}
+
+/// An MCP answer over HTTP: plain JSON, or the `data:` of an SSE stream.
+fn messages(body: &str) -> Vec<Value> {
+    if let Ok(v) = serde_json::from_str::<Value>(body) {
+        return vec![v];
+    }
+    body.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str(d.trim()).ok())
+        .collect()
+}
+
+fn call_body(id: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "gitlab_issue", "arguments": {"action": "get", "params": {"project_id": 1, "issue_iid": 1}}}})
+    .to_string()
+}
+
+/// A stateless call with the 2026-07-28 request metadata, as one POST.
+fn call_2026(id: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "gitlab_issue", "arguments": {"action": "get", "params": {"project_id": 1, "issue_iid": 1}},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string()
+}
+
+/// A valid call over HTTP still works: by rmcp's client (the server is up
+/// and serving).
+async fn assert_http_call_works(server: &HttpServer) {
+    let client = server
+        .client((), common::Lifecycle::Initialize, &[TOKEN])
+        .await;
+    let Value::Object(args) = json!({"action": "get", "params": {"project_id": 1, "issue_iid": 1}})
+    else {
+        unreachable!()
+    };
+    let result = client
+        .call_tool(rmcp::model::CallToolRequestParams::new("gitlab_issue").with_arguments(args))
+        .await
+        .expect("a valid call answers");
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn over_http_bad_bodies_are_refused_with_4xx_and_the_server_stays_up() {
+    let fake = FakeGitLab::start_on("127.0.0.1:0", false).await;
+    let server = HttpServer::start(&fake, &[], &["--max-body-bytes", "65536"]).await;
+    let url = server.mcp_url();
+    let bodies: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("not json", b"not json".to_vec()),
+        ("truncated", call_body(json!(1)).as_bytes()[..40].to_vec()),
+        ("an array", b"[]".to_vec()),
+        ("a batch", format!("[{}]", call_body(json!(1))).into_bytes()),
+        ("a number", b"42".to_vec()),
+        (
+            "invalid utf-8",
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}".to_vec(),
+        ),
+        ("deep", "[".repeat(50_000).into_bytes()),
+        (
+            "oversized",
+            format!("{{\"pad\":\"{}\"}}", "x".repeat(100_000)).into_bytes(),
+        ),
+    ];
+    for (what, body) in bodies {
+        let (status, text) = post(&url, &[TOKEN], body).await;
+        assert!((400..500).contains(&status), "{what}: {status} {text}");
+        for m in messages(&text) {
+            // A JSON-RPC error, or the HTTP layer's own refusal.
+            let refusal = m["error"].is_string() && m["error_description"].is_string();
+            assert!(
+                refusal || (is_json_rpc(&m) && m.get("error").is_some()),
+                "{what}: {m}"
+            );
+        }
+    }
+    // A body that stops before its declared length, then the connection
+    // closes: the server gives up on it.
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nPrivate-Token: {}\r\nContent-Length: 5000\r\n\r\n",
+        server.url.trim_start_matches("http://"),
+        common::TOKEN,
+    );
+    let started = std::time::Instant::now();
+    let mut stream = tokio::net::TcpStream::connect(server.url.trim_start_matches("http://"))
+        .await
+        .unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream
+        .write_all(&call_body(json!(5)).as_bytes()[..30])
+        .await
+        .unwrap();
+    stream.shutdown().await.unwrap();
+    drop(stream);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // Garbage that is not HTTP at all.
+    let answer = raw_exchange(&server.url, b"\x16\x03\x01\x00\xa5 not http\r\n\r\n").await;
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 400"),
+        "{answer}"
+    );
+    assert_http_call_works(&server).await;
+}
+
+#[tokio::test]
+async fn over_http_wrong_types_unknown_methods_and_odd_ids_are_answered_and_survived() {
+    let fake = FakeGitLab::start_on("127.0.0.1:0", false).await;
+    let server = HttpServer::start(&fake, &[], &[]).await;
+    let url = server.mcp_url();
+    for call in wrong_calls() {
+        let (status, text) = post(&url, &[TOKEN], call.to_string()).await;
+        assert!(status < 500, "{call}: {status} {text}");
+        for m in messages(&text) {
+            assert!(is_json_rpc(&m), "{call}: {m}");
+        }
+    }
+    for body in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "gitlab/explode"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "gitlab_issue", "arguments": {"action": "help"}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "result": {}}),
+        json!({"jsonrpc": "2.0", "id": 4, "error": {"code": 1, "message": "x"}}),
+    ] {
+        let (status, text) = post(&url, &[TOKEN], body.to_string()).await;
+        assert!(status < 500, "{body}: {status} {text}");
+        for m in messages(&text) {
+            assert!(is_json_rpc(&m), "{body}: {m}");
+        }
+    }
+    // A stateless 2026-07-28 call, as one POST, still works after all that.
+    let (status, text) = post(
+        &url,
+        &[
+            TOKEN,
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "gitlab_issue"),
+        ],
+        call_2026(json!("after")),
+    )
+    .await;
+    assert_eq!(status, 200, "{text}");
+    let answer = messages(&text).pop().expect("an answer");
+    assert_eq!(answer["id"], json!("after"), "{answer}");
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("\"iid\":1"),
+        "{answer}"
+    );
+    assert_http_call_works(&server).await;
+}
+
+/// The handshake class over HTTP: a stateful session's first messages out
+/// of order (a notification, a response, a call before `initialize`), then
+/// a real session.
+#[tokio::test]
+async fn over_http_messages_before_the_handshake_do_not_break_later_sessions() {
+    let fake = FakeGitLab::start_on("127.0.0.1:0", false).await;
+    for args in [&[][..], &["--stateful"][..]] {
+        let server = HttpServer::start(&fake, &[], args).await;
+        let url = server.mcp_url();
+        for body in [
+            json!({"jsonrpc": "2.0", "method": "tools/call"}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {}}),
+            serde_json::from_str(&call_body(json!(2))).unwrap(),
+        ] {
+            let (status, text) = post(&url, &[TOKEN], body.to_string()).await;
+            assert!(status < 500, "{args:?} {body}: {status} {text}");
+            for m in messages(&text) {
+                assert!(is_json_rpc(&m), "{args:?} {body}: {m}");
+            }
+        }
+        // With a session id nobody issued: refused when sessions exist.
+        let (status, text) = post(
+            &url,
+            &[TOKEN, ("mcp-session-id", "no-such-session")],
+            call_body(json!(3)),
+        )
+        .await;
+        if args.is_empty() {
+            assert!(status < 500, "{status} {text}");
+        } else {
+            assert!((400..500).contains(&status), "{args:?}: {status} {text}");
+        }
+        assert_http_call_works(&server).await;
+        let stderr = server.stderr_text();
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
