@@ -378,7 +378,11 @@ pub fn web_url(data: &[u8]) {
                     given.host_str().map(|h| h.trim_end_matches('.')),
                     given.port_or_known_default()
                 ),
-                (gitlab.scheme(), gitlab.host_str(), gitlab.port_or_known_default()),
+                (
+                    gitlab.scheme(),
+                    gitlab.host_str(),
+                    gitlab.port_or_known_default()
+                ),
                 "{text:?} parsed, but is not on {base}"
             );
             let under = given

@@ -149,7 +149,9 @@ fn parse_url_parts(text: &str, base: &str) -> Result<(String, String, Option<Str
     if let Some(problem) = other_gitlab(&given, gitlab.as_ref(), base) {
         return Err(problem);
     }
-    let base_path = gitlab.as_ref().map_or("", |g| g.path().trim_end_matches('/'));
+    let base_path = gitlab
+        .as_ref()
+        .map_or("", |g| g.path().trim_end_matches('/'));
     // The query goes; a note anchor is kept.
     let fragment = given.fragment();
     // `/gitlabx/...` is not under a GitLab at `/gitlab` (found by fuzzing).

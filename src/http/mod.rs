@@ -40,8 +40,8 @@ use crate::mcp::sessions::BoundedSessions;
 use crate::metrics;
 use crate::signin::Signin;
 use credentials::{Refusal, Resolver};
-use limits::{Full, Limits};
 pub use guard::Guard;
+use limits::{Full, Limits};
 pub use settings::{CallerAuth, HttpSettings, SettingsError, public_url_host};
 
 /// What every handler shares.

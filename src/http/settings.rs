@@ -203,7 +203,10 @@ mod tests {
                 matches!(s.check(), Err(SettingsError::PublicUrl(_))),
                 "{bad}"
             );
-            assert!(!s.host_entries().iter().any(|h| h.contains("evil")), "{bad}");
+            assert!(
+                !s.host_entries().iter().any(|h| h.contains("evil")),
+                "{bad}"
+            );
         }
     }
 }

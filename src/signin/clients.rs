@@ -49,7 +49,9 @@ pub enum RedirectError {
     Url(#[from] HttpUrlError),
     #[error("has a fragment, which OAuth does not allow")]
     Fragment,
-    #[error("is http on a host that is not loopback: use https, or http on 127.0.0.1, [::1] or localhost")]
+    #[error(
+        "is http on a host that is not loopback: use https, or http on 127.0.0.1, [::1] or localhost"
+    )]
     NotLoopback,
 }
 
@@ -88,9 +90,9 @@ pub fn redirect_registered(registered: &[String], requested: &str) -> bool {
         return false;
     }
     let any_port = loopback_any_port(requested);
-    registered.iter().any(|r| {
-        r == requested || (any_port.is_some() && loopback_any_port(r) == any_port)
-    })
+    registered
+        .iter()
+        .any(|r| r == requested || (any_port.is_some() && loopback_any_port(r) == any_port))
 }
 
 fn is_loopback(url: &Url) -> bool {
@@ -191,10 +193,7 @@ pub async fn register(State(signin): State<Arc<Signin>>, body: axum::body::Bytes
         .iter()
         .find_map(|r| redirect_host(r).err())
     {
-        return registration_error(
-            "invalid_redirect_uri",
-            &format!("a redirect URI {problem}"),
-        );
+        return registration_error("invalid_redirect_uri", &format!("a redirect URI {problem}"));
     }
     let method = registration
         .token_endpoint_auth_method

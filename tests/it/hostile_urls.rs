@@ -154,7 +154,9 @@ fn every_decision_that_trusts_a_url_refuses_or_maps_each_hostile_spelling_to_the
     for (spelling, expected) in &table {
         for ((column, got), want) in COLUMNS.iter().zip(decide(spelling)).zip(expected) {
             if &got != want {
-                wrong.push(format!("{spelling:?} {column}: expected {want:?}, got {got:?}"));
+                wrong.push(format!(
+                    "{spelling:?} {column}: expected {want:?}, got {got:?}"
+                ));
             }
         }
     }
@@ -250,7 +252,9 @@ async fn a_redirect_uri_with_a_user_name_is_refused_at_registration_and_never_na
     );
     assert!(!html.contains("App.Example"), "{html}");
     assert!(
-        fake.requests().iter().all(|r| !r.raw_path.starts_with("/api/v4")),
+        fake.requests()
+            .iter()
+            .all(|r| !r.raw_path.starts_with("/api/v4")),
         "nothing reached GitLab's API"
     );
 }
