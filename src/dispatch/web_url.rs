@@ -8,7 +8,7 @@ use std::fmt;
 
 use crate::catalog::{self, UrlShape};
 use crate::encoding::percent_decode;
-use crate::http_url::{self, Host, HttpUrlError, Url};
+use crate::http_url::{self, HttpUrlError, Url};
 
 /// What a URL or a reference stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,11 +191,10 @@ fn other_gitlab(given: &Url, gitlab: Option<&Url>, base: &str) -> Option<UrlProb
             expected: base.to_string(),
         });
     };
+    // Only a domain name can end in a dot.
     let site = |url: &Url| {
-        let host = match url.host() {
-            Some(Host::Domain(name)) => name.strip_suffix('.').unwrap_or(name).to_string(),
-            _ => url.host_str().unwrap_or_default().to_string(),
-        };
+        let host = url.host_str().unwrap_or_default();
+        let host = host.strip_suffix('.').unwrap_or(host).to_string();
         (url.scheme().to_string(), host, url.port_or_known_default())
     };
     if site(given) == site(gitlab) {

@@ -34,7 +34,7 @@ use crate::gitlab::oauth::OAuthApp;
 use crate::gitlab::{Client, ClientSettings, Target};
 use crate::http_url;
 use crate::secret::Secret;
-pub use clients::{RedirectError, redirect_allowed, redirect_host, redirect_registered};
+pub use clients::{RedirectError, redirect_host, redirect_registered};
 pub use fetch::FetchPolicy;
 pub use seal::{KeyError, Sealer};
 pub use token::TokenProblem;
