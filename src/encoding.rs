@@ -64,15 +64,6 @@ pub fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// `https://mcp.example.com:8443/base` → `mcp.example.com:8443`, lowercase.
-pub fn host_of_url(url: &str) -> Option<String> {
-    let rest = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"))?;
-    let host = rest.split(['/', '?', '#']).next()?;
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
-}
-
 /// URL-safe base64 without padding (RFC 4648 §5), as tokens and PKCE use it.
 pub fn encode_base64url(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

@@ -136,7 +136,7 @@ impl Engine {
         context: CallContext<'_>,
     ) -> Result<Outcome, UnknownTool> {
         let tool = self.find_tool(tool_name)?;
-        let web = context.target.api_root.trim_end_matches("/api/v4");
+        let web = context.target.web_root();
         let call = match dispatch::decode(tool, self.tools, arguments, Some(web)) {
             Ok(call) => call,
             Err(error) => {

@@ -11,6 +11,7 @@
 //! - `engine`: one call through all of the above, shared by the MCP server
 //!   and the `call` command.
 //! - `mcp`: the rmcp glue (the only module that knows rmcp).
+//! - `http_url`: every URL the server trusts, read by one parser (`url`).
 //! - `cli`, `config`, `tokens`: the command line, its one `Config`, and the
 //!   cl100k token count of the tool list.
 
@@ -25,6 +26,7 @@ pub mod engine;
 pub mod gitlab;
 pub mod handlers;
 pub mod http;
+pub mod http_url;
 pub mod mcp;
 pub mod metrics;
 pub mod migration;

@@ -367,10 +367,28 @@ pub fn web_url(data: &[u8]) {
     let text = String::from_utf8_lossy(rest);
     match web_url::parse(&text, base) {
         Ok(parsed) if web_url::is_web_url(&text) => {
-            let lower = text.trim().to_ascii_lowercase();
-            let under = without_scheme(&lower)
-                .strip_prefix(without_scheme(base))
-                .unwrap_or_else(|| panic!("{text:?} parsed, but is not on {base}"));
+            // On the GitLab's origin (a host's trailing dot being the same
+            // host) and under its path, as a browser reads both.
+            let given = reqwest::Url::parse(text.trim())
+                .unwrap_or_else(|e| panic!("{text:?} parsed, but is no URL: {e}"));
+            let gitlab = reqwest::Url::parse(base).unwrap();
+            assert_eq!(
+                (
+                    given.scheme(),
+                    given.host_str().map(|h| h.trim_end_matches('.')),
+                    given.port_or_known_default()
+                ),
+                (
+                    gitlab.scheme(),
+                    gitlab.host_str(),
+                    gitlab.port_or_known_default()
+                ),
+                "{text:?} parsed, but is not on {base}"
+            );
+            let under = given
+                .path()
+                .strip_prefix(gitlab.path().trim_end_matches('/'))
+                .unwrap_or_else(|| panic!("{text:?} parsed, but is not under {base}"));
             assert!(
                 under.starts_with('/'),
                 "{text:?} parsed, but is not under {base}"
@@ -419,10 +437,4 @@ pub fn web_url(data: &[u8]) {
     let parsed = web_url::parse(&reference, base).unwrap_or_else(|e| panic!("{reference}: {e}"));
     assert_eq!(parsed.project, project, "{reference}");
     assert_eq!(parsed.values[0].1, iid, "{reference}");
-}
-
-fn without_scheme(url: &str) -> &str {
-    url.strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"))
-        .unwrap_or(url)
 }

@@ -8,6 +8,7 @@ use std::fmt;
 
 use crate::catalog::{self, UrlShape};
 use crate::encoding::percent_decode;
+use crate::http_url::{self, HttpUrlError, Url};
 
 /// What a URL or a reference stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +41,9 @@ pub enum UrlProblem {
     Unrecognized { given: String },
     /// A URL of another kind than the action takes.
     NotHere { given: String, resource: Resource },
+    /// Not a URL any reader takes the same way (a user name before the
+    /// host, a backslash...).
+    Invalid(HttpUrlError),
     /// The URL and a parameter given beside it disagree.
     Conflict {
         param: &'static str,
@@ -65,6 +69,7 @@ impl fmt::Display for UrlProblem {
                 f,
                 "`url` `{given}` is not a GitLab URL this server reads (issues, merge requests, pipelines, jobs, commits, files, trees, compare, releases, tags, wikis, snippets, environments, branches, or a project), nor a reference such as group/project#42"
             ),
+            UrlProblem::Invalid(problem) => write!(f, "`url` {problem}"),
             UrlProblem::NotHere { given, resource } => write!(
                 f,
                 "`url` `{given}` is {}: `{}` action `{}` reads it",
@@ -80,21 +85,6 @@ impl fmt::Display for UrlProblem {
             ),
         }
     }
-}
-
-/// `https://host:port/sub/path` → (`host:port`, `/sub/path`), lowercase host.
-fn split_base(url: &str) -> Option<(String, String)> {
-    let rest = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"))?;
-    let (authority, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, ""),
-    };
-    Some((
-        authority.to_ascii_lowercase(),
-        path.trim_end_matches('/').to_string(),
-    ))
 }
 
 /// Whether `text` is a web URL (rather than a path or a reference).
@@ -119,7 +109,7 @@ pub fn parse(text: &str, base: &str) -> Result<Parsed, UrlProblem> {
 /// The project of a project's web URL, whatever follows it (`/-/issues`,
 /// `/-/settings`...).
 pub fn parse_project(text: &str, base: &str) -> Result<String, UrlProblem> {
-    parse_url_parts(text, base).map(|(project, _, _)| project)
+    parse_url_parts(text.trim(), base).map(|(project, _, _)| project)
 }
 
 fn parse_url(text: &str, base: &str) -> Result<Parsed, UrlProblem> {
@@ -154,23 +144,20 @@ fn parse_url_parts(text: &str, base: &str) -> Result<(String, String, Option<Str
     let unrecognized = || UrlProblem::Unrecognized {
         given: text.to_string(),
     };
-    let (given_host, given_path) = split_base(text).ok_or_else(unrecognized)?;
-    let (host, base_path) = split_base(base).unwrap_or_default();
-    if given_host != host {
-        return Err(UrlProblem::OtherHost {
-            given: given_host,
-            expected: host,
-        });
+    let given = http_url::parse(text).map_err(UrlProblem::Invalid)?;
+    let gitlab = http_url::parse(base).ok();
+    if let Some(problem) = other_gitlab(&given, gitlab.as_ref(), base) {
+        return Err(problem);
     }
-    // The query and fragment go; a note anchor is kept.
-    let (path, fragment) = match given_path.split_once('#') {
-        Some((p, f)) => (p.to_string(), Some(f.to_string())),
-        None => (given_path.clone(), None),
-    };
-    let path = path.split('?').next().unwrap_or_default();
+    let base_path = gitlab
+        .as_ref()
+        .map_or("", |g| g.path().trim_end_matches('/'));
+    // The query goes; a note anchor is kept.
+    let fragment = given.fragment();
     // `/gitlabx/...` is not under a GitLab at `/gitlab` (found by fuzzing).
-    let under = path
-        .strip_prefix(&base_path)
+    let under = given
+        .path()
+        .strip_prefix(base_path)
         .filter(|rest| rest.is_empty() || rest.starts_with('/'));
     let Some(path) = under else {
         return Err(UrlProblem::OutsideGitLab {
@@ -187,11 +174,42 @@ fn parse_url_parts(text: &str, base: &str) -> Result<(String, String, Option<Str
         return Err(unrecognized());
     }
     let note = fragment
-        .as_deref()
         .and_then(|f| f.strip_prefix("note_"))
         .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
         .map(str::to_string);
     Ok((percent_decode(project), rest.to_string(), note))
+}
+
+/// Why `given` is not on the GitLab at `gitlab` (`base` as configured), if
+/// it is not: the origins differ (scheme, host, port, the default port
+/// being no port). A host's trailing dot names the same host in DNS, and
+/// the pasted URL is only read, never fetched: it is the same GitLab.
+fn other_gitlab(given: &Url, gitlab: Option<&Url>, base: &str) -> Option<UrlProblem> {
+    let Some(gitlab) = gitlab else {
+        return Some(UrlProblem::OtherHost {
+            given: http_url::authority(given),
+            expected: base.to_string(),
+        });
+    };
+    // Only a domain name can end in a dot.
+    let site = |url: &Url| {
+        let host = url.host_str().unwrap_or_default();
+        let host = host.strip_suffix('.').unwrap_or(host).to_string();
+        (url.scheme().to_string(), host, url.port_or_known_default())
+    };
+    if site(given) == site(gitlab) {
+        return None;
+    }
+    // Hosts name the GitLabs; where only the scheme tells them apart, the
+    // origins do.
+    let (given, expected) = match (http_url::authority(given), http_url::authority(gitlab)) {
+        (g, e) if g == e => (
+            given.origin().ascii_serialization(),
+            gitlab.origin().ascii_serialization(),
+        ),
+        names => names,
+    };
+    Some(UrlProblem::OtherHost { given, expected })
 }
 
 /// The parameter values `segments` give for `shape`, if they match it.
@@ -346,6 +364,67 @@ mod tests {
         assert!(matches!(
             parse("https://gitlab.example.com/acme/api/-/settings/ci_cd", BASE),
             Err(UrlProblem::Unrecognized { .. })
+        ));
+    }
+
+    #[test]
+    fn the_gitlab_is_told_by_its_parsed_origin() {
+        // The same GitLab, however its host and port are written.
+        for url in [
+            "https://GITLAB.Example.com/acme/api/-/issues/4",
+            "HTTPS://gitlab.example.com:443/acme/api/-/issues/4",
+            "https://gitlab.example.com./acme/api/-/issues/4",
+            "https://gitlab.example.com/acme/api/-/issues/4?x=1#note_5",
+        ] {
+            let p = parse(url, BASE).unwrap();
+            assert_eq!(
+                (p.project.as_str(), values(&p)),
+                ("acme/api", vec![("issue_iid", "4")]),
+                "{url}"
+            );
+        }
+        // Another GitLab, whatever a person reads first.
+        for (url, given) in [
+            (
+                "https://gitlab.example.com@evil.example/acme/api/-/issues/4",
+                None,
+            ),
+            (
+                "https://gitlab.example.com:8443/acme/api/-/issues/4",
+                Some("gitlab.example.com:8443"),
+            ),
+            (
+                "http://gitlab.example.com/acme/api/-/issues/4",
+                Some("http://gitlab.example.com"),
+            ),
+            (
+                "https://gitlab.example.com.evil.example/acme/api/-/issues/4",
+                Some("gitlab.example.com.evil.example"),
+            ),
+            (
+                "https://gitl\u{430}b.example.com/acme/api/-/issues/4",
+                Some("xn--gitlb-7ve.example.com"),
+            ),
+        ] {
+            match (parse(url, BASE), given) {
+                (Err(UrlProblem::OtherHost { given, .. }), Some(expected)) => {
+                    assert_eq!(given, expected, "{url}")
+                }
+                (Err(UrlProblem::Invalid(HttpUrlError::Userinfo)), None) => {}
+                (other, _) => panic!("{url}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            parse("https://gitlab.example.com\\@evil.example/a/b", BASE),
+            Err(UrlProblem::Invalid(HttpUrlError::Ambiguous { .. }))
+        ));
+        // Dot segments are resolved as a browser resolves them.
+        assert!(matches!(
+            parse(
+                "https://example.com/gitlab/../acme/api/-/issues/1",
+                "https://example.com/gitlab"
+            ),
+            Err(UrlProblem::OutsideGitLab { .. })
         ));
     }
 

@@ -298,7 +298,7 @@ impl Client {
         let url = format!("{}{}", target.api_root, request.path_and_query());
         let parsed = reqwest::Url::parse(&url).map_err(|_| GitLabError::Network {
             kind: NetworkKind::Other,
-            host: target.host().to_string(),
+            host: target.host(),
         })?;
         // The encoding guarantees the URL parser changes nothing; this check
         // keeps that promise even if the encoding had a bug.
@@ -383,7 +383,7 @@ async fn read_body(
 fn network_error(error: &reqwest::Error, target: &Target) -> GitLabError {
     GitLabError::Network {
         kind: classify(error),
-        host: target.host().to_string(),
+        host: target.host(),
     }
 }
 

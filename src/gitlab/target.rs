@@ -2,6 +2,7 @@
 //! one call. The client holds neither, so every request carries its own
 //! and no request can ever be sent with another's token.
 
+use crate::http_url::{self, HttpUrlError};
 use crate::secret::Secret;
 
 /// How a token is sent.
@@ -29,13 +30,20 @@ pub struct Target {
 }
 
 impl Target {
-    /// The host (and port) of the API root, for messages.
-    pub fn host(&self) -> &str {
-        self.api_root
-            .split("://")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
+    /// The host (and port, when not the scheme's default) of the API root,
+    /// for messages.
+    pub fn host(&self) -> String {
+        http_url::parse(&self.api_root)
+            .map(|url| http_url::authority(&url))
             .unwrap_or_default()
+    }
+
+    /// GitLab's web address: the API root without `/api/v4`
+    /// (`https://host/gitlab`), which web URLs and OAuth live under.
+    pub fn web_root(&self) -> &str {
+        self.api_root
+            .strip_suffix("/api/v4")
+            .unwrap_or(&self.api_root)
     }
 
     pub fn has_token(&self) -> bool {
@@ -44,27 +52,23 @@ impl Target {
 }
 
 /// Why a GitLab address is not usable.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum UrlError {
-    #[error("must start with http:// or https://, got `{0}`")]
-    Scheme(String),
-    #[error("has no host: `{0}`")]
-    Host(String),
-}
+pub type UrlError = HttpUrlError;
 
 /// `https://gitlab.example.com`, `.../` and `.../api/v4` all name the same
 /// API root; a GitLab under a sub-path (`https://host/gitlab`) keeps it.
+/// The root is written as the parser reads it (lowercase host, no default
+/// port), so two spellings of one GitLab compare equal. Refused: another
+/// scheme, no host, a user name or password (the token has its own
+/// setting), a query or fragment, an ambiguous spelling.
 pub fn api_root(url: &str) -> Result<String, UrlError> {
-    let trimmed = url.trim().trim_end_matches('/');
-    let rest = trimmed
-        .strip_prefix("https://")
-        .or_else(|| trimmed.strip_prefix("http://"))
-        .ok_or_else(|| UrlError::Scheme(trimmed.to_string()))?;
-    if rest.is_empty() || rest.starts_with('/') {
-        return Err(UrlError::Host(trimmed.to_string()));
-    }
-    let base = trimmed.strip_suffix("/api/v4").unwrap_or(trimmed);
-    Ok(format!("{base}/api/v4"))
+    let parsed = http_url::parse_address(url.trim())?;
+    let path = parsed.path().trim_end_matches('/');
+    let base = path.strip_suffix("/api/v4").unwrap_or(path);
+    Ok(format!(
+        "{}://{}{base}/api/v4",
+        parsed.scheme(),
+        http_url::authority(&parsed)
+    ))
 }
 
 #[cfg(test)]
@@ -78,6 +82,7 @@ mod tests {
             "https://gitlab.com/",
             "https://gitlab.com/api/v4",
             "https://gitlab.com/api/v4/",
+            " HTTPS://GitLab.com:443/ ",
         ] {
             assert_eq!(api_root(url).unwrap(), "https://gitlab.com/api/v4");
         }
@@ -85,7 +90,28 @@ mod tests {
             api_root("http://h:8080/gitlab").unwrap(),
             "http://h:8080/gitlab/api/v4"
         );
+        assert_eq!(
+            api_root("http://[::1]:80/gitlab/").unwrap(),
+            "http://[::1]/gitlab/api/v4"
+        );
         assert!(api_root("gitlab.com").is_err());
+    }
+
+    #[test]
+    fn api_root_refuses_credentials_other_schemes_and_empty_hosts() {
+        for url in [
+            "https://user:glpat-secret@gitlab.com/",
+            "https://gitlab.example.com@evil.example/",
+            "https://gitlab.example.com\\@evil.example/",
+            "https:///gitlab.com",
+            "https://",
+            "ftp://gitlab.com/",
+            "javascript:alert(1)",
+            "https://gitlab.com/?private_token=x",
+        ] {
+            let refused = api_root(url).unwrap_err();
+            assert!(!refused.to_string().contains("glpat"), "{refused}");
+        }
     }
 
     #[test]
@@ -95,5 +121,6 @@ mod tests {
             credentials: None,
         };
         assert_eq!(target.host(), "h.example:8443");
+        assert_eq!(target.web_root(), "https://h.example:8443/gitlab");
     }
 }

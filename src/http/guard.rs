@@ -10,12 +10,14 @@ use axum::response::Response;
 use std::sync::Arc;
 
 use super::{closing, refuse};
+use crate::http_url::{self, Url};
 
 /// The accepted `Host` entries and extra origins.
 #[derive(Debug, Clone)]
 pub struct Guard {
     /// `name` (any port) or `name:port`, lowercase.
     hosts: Vec<String>,
+    /// Listed origins, as `origin_key` writes them.
     origins: Vec<String>,
 }
 
@@ -23,10 +25,7 @@ impl Guard {
     pub fn new(hosts: Vec<String>, origins: Vec<String>) -> Self {
         Guard {
             hosts,
-            origins: origins
-                .into_iter()
-                .map(|o| o.trim().trim_end_matches('/').to_ascii_lowercase())
-                .collect(),
+            origins: origins.iter().map(|o| origin_key(o)).collect(),
         }
     }
 
@@ -43,11 +42,8 @@ impl Guard {
             ));
         }
         if let Some(origin) = headers.get(header::ORIGIN) {
-            let origin = origin
-                .to_str()
-                .map(|o| o.trim().trim_end_matches('/').to_ascii_lowercase())
-                .unwrap_or_default();
-            if !self.origin_allowed(&origin) {
+            let origin = origin.to_str().unwrap_or_default();
+            if self.allowed_origin(origin).is_none() {
                 return Err(format!(
                     "Origin `{origin}` is not allowed (see --allowed-origins)"
                 ));
@@ -64,18 +60,38 @@ impl Guard {
         })
     }
 
-    fn origin_allowed(&self, origin: &str) -> bool {
-        if self.origins.iter().any(|o| o == origin) {
-            return true;
+    /// The origin an `Origin` header names, as compared, when it is
+    /// allowed: listed, or an http(s) origin on an allowed host. Origins
+    /// are WHATWG's (scheme, host, port): `HTTP://LocalHost:80` is
+    /// `http://localhost`; a trailing dot names another origin, as it does
+    /// for browsers.
+    pub fn allowed_origin(&self, header: &str) -> Option<String> {
+        let key = origin_key(header);
+        if self.origins.contains(&key) {
+            return Some(key);
         }
-        let Some(authority) = origin
-            .strip_prefix("https://")
-            .or_else(|| origin.strip_prefix("http://"))
-        else {
-            // `null` and other schemes only when listed.
-            return false;
-        };
-        self.host_allowed(authority)
+        // `null` and other schemes only when listed.
+        let url = web_origin(header)?;
+        let port = url.port_or_known_default()?;
+        let host = url.host_str()?;
+        self.host_allowed(&format!("{host}:{port}")).then_some(key)
+    }
+}
+
+/// An http(s) origin as a browser sends it: scheme, host and port, nothing
+/// after (`http_url::parse` refuses a user name and ambiguous spellings).
+fn web_origin(text: &str) -> Option<Url> {
+    let url = http_url::parse(text.trim()).ok()?;
+    (url.path() == "/" && url.query().is_none() && url.fragment().is_none()).then_some(url)
+}
+
+/// An origin as compared: an http(s) origin as WHATWG serializes it
+/// (lowercase, punycode, no default port); any other text (`null`) as
+/// written, lowercase, which matches only itself.
+fn origin_key(text: &str) -> String {
+    match web_origin(text) {
+        Some(url) => url.origin().ascii_serialization(),
+        None => text.trim().trim_end_matches('/').to_ascii_lowercase(),
     }
 }
 
@@ -162,5 +178,37 @@ mod tests {
                 .is_err()
         );
         assert!(g.check(&headers("localhost", Some("null"))).is_err());
+    }
+
+    #[test]
+    fn origins_are_compared_as_scheme_host_and_port() {
+        let g = Guard::new(
+            vec!["localhost".into(), "mcp.example.com:443".into()],
+            vec!["HTTPS://App.Example.org:443/".into(), "null".into()],
+        );
+        for (origin, key) in [
+            ("https://app.example.org", "https://app.example.org"),
+            ("https://APP.example.org:443", "https://app.example.org"),
+            ("HTTP://LocalHost:80", "http://localhost"),
+            ("http://localhost:3000", "http://localhost:3000"),
+            ("https://mcp.example.com", "https://mcp.example.com"),
+            ("null", "null"),
+        ] {
+            assert_eq!(g.allowed_origin(origin).as_deref(), Some(key), "{origin}");
+        }
+        for origin in [
+            "https://app.example.org.",
+            "https://app.example.org:8443",
+            "http://app.example.org",
+            "http://localhost:1@evil.example",
+            "http://localhost\\@evil.example",
+            "http://localhost/path",
+            "http://localhost.evil.example",
+            "http://mcp.example.com:8443",
+            "javascript:alert(1)",
+            "data:text/html,x",
+        ] {
+            assert_eq!(g.allowed_origin(origin), None, "{origin}");
+        }
     }
 }

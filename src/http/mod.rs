@@ -40,8 +40,9 @@ use crate::mcp::sessions::BoundedSessions;
 use crate::metrics;
 use crate::signin::Signin;
 use credentials::{Refusal, Resolver};
+pub use guard::Guard;
 use limits::{Full, Limits};
-pub use settings::{CallerAuth, HttpSettings, SettingsError};
+pub use settings::{CallerAuth, HttpSettings, SettingsError, public_url_host};
 
 /// What every handler shares.
 pub struct AppState {
@@ -78,12 +79,7 @@ impl AppState {
     fn authorization_server(&self, _base: &str) -> String {
         match &self.signin {
             Some(signin) => signin.issuer().to_string(),
-            None => self
-                .engine
-                .default_target()
-                .api_root
-                .trim_end_matches("/api/v4")
-                .to_string(),
+            None => self.engine.default_target().web_root().to_string(),
         }
     }
 
@@ -123,7 +119,7 @@ pub fn app(
         Some(s) => Some(Arc::new(
             Signin::new(
                 s.clone(),
-                &engine.default_target().api_root,
+                engine.default_target(),
                 &settings.path,
                 engine.client_settings().clone(),
             )

@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use crate::encoding::host_of_url;
+use crate::http_url::{self, HttpUrlError};
 use crate::secret::Secret;
 use crate::signin::SigninSettings;
 
@@ -78,12 +78,24 @@ pub enum SettingsError {
     NoHosts(SocketAddr),
     #[error("--http-path must start with `/`, got `{0}`")]
     Path(String),
-    #[error("--public-url must be an http:// or https:// URL, got `{0}`")]
-    PublicUrl(String),
+    #[error("--public-url {0}")]
+    PublicUrl(HttpUrlError),
     #[error(
         "sign-in (GITLAB_OAUTH_CLIENT_ID) needs --public-url (GITLAB_MCP_PUBLIC_URL): the URL clients and GitLab send browsers to"
     )]
     SigninWithoutPublicUrl,
+}
+
+/// The `Host` entry `--public-url` adds: its host, with its port when not
+/// the scheme's default (`https://mcp.example.com:443/base` →
+/// `mcp.example.com`, which takes any port, as a `Host` header for the
+/// default port names none). Refused: what `http_url::parse_address`
+/// refuses (above all a user name before the host, where a person reads
+/// `mcp.example.com@evil.example` as the server).
+pub fn public_url_host(url: &str) -> Result<String, SettingsError> {
+    http_url::parse_address(url.trim())
+        .map(|parsed| http_url::authority(&parsed))
+        .map_err(SettingsError::PublicUrl)
 }
 
 impl HttpSettings {
@@ -92,10 +104,8 @@ impl HttpSettings {
         if !self.path.starts_with('/') {
             return Err(SettingsError::Path(self.path.clone()));
         }
-        if let Some(url) = &self.public_url
-            && host_of_url(url).is_none()
-        {
-            return Err(SettingsError::PublicUrl(url.clone()));
+        if let Some(url) = &self.public_url {
+            public_url_host(url)?;
         }
         if self.signin.is_some() && self.public_url.is_none() {
             return Err(SettingsError::SigninWithoutPublicUrl);
@@ -123,7 +133,7 @@ impl HttpSettings {
                 .iter()
                 .map(|h| h.trim().to_ascii_lowercase()),
         );
-        if let Some(host) = self.public_url.as_deref().and_then(host_of_url) {
+        if let Some(Ok(host)) = self.public_url.as_deref().map(public_url_host) {
             hosts.push(host);
         }
         hosts.retain(|h| !h.is_empty());
@@ -174,5 +184,29 @@ mod tests {
         s.public_url = Some("https://mcp.example.com".into());
         assert_eq!(s.check(), Ok(()));
         assert!(s.host_entries().contains(&"mcp.example.com".to_string()));
+    }
+
+    #[test]
+    fn the_public_url_adds_its_parsed_host_or_is_refused() {
+        let mut s = settings("127.0.0.1:8080");
+        s.public_url = Some("HTTPS://MCP.example.com:443/base".into());
+        assert_eq!(s.check(), Ok(()));
+        assert!(s.host_entries().contains(&"mcp.example.com".to_string()));
+        for bad in [
+            "https://mcp.example.com@evil.example/",
+            "https://mcp.example.com\\@evil.example/",
+            "mcp.example.com",
+            "https://mcp.example.com/?x=1",
+        ] {
+            s.public_url = Some(bad.into());
+            assert!(
+                matches!(s.check(), Err(SettingsError::PublicUrl(_))),
+                "{bad}"
+            );
+            assert!(
+                !s.host_entries().iter().any(|h| h.contains("evil")),
+                "{bad}"
+            );
+        }
     }
 }

@@ -19,7 +19,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
-use super::clients::{ClientError, redirect_registered};
+use super::clients::{ClientError, redirect_host, redirect_registered};
 use super::pages::{self, Consent};
 use super::payloads::{self, Code, Request, State as GitLabState, Ticket, now};
 use super::seal::s256;
@@ -145,6 +145,18 @@ pub async fn authorize(
             );
         }
     };
+    // A client's only URI is taken without a `redirect_uri`: it must still
+    // be one this server accepts today (registered before it refused
+    // user names, it may not be). The consent page names its parsed host.
+    let redirect_host = match redirect_host(&redirect_uri) {
+        Ok(host) => host,
+        Err(problem) => {
+            return pages::error(
+                StatusCode::BAD_REQUEST,
+                &format!("The client's redirect URI is not accepted: it {problem}."),
+            );
+        }
+    };
     let state = p.state.as_deref();
     let issuer = signin.public_url.as_str();
     if p.response_type.as_deref() != Some("code") {
@@ -199,7 +211,6 @@ pub async fn authorize(
             exp: now() + FLOW_TTL,
         },
     );
-    let redirect_host = crate::encoding::host_of_url(&redirect_uri).unwrap_or(redirect_uri.clone());
     let client_name = client
         .name
         .clone()
@@ -212,7 +223,7 @@ pub async fn authorize(
             "registered with this server"
         },
         redirect_host: &redirect_host,
-        gitlab_host: &signin.gitlab_host(),
+        gitlab_host: &signin.gitlab_host,
         ticket: &ticket,
     });
     signin.set_cookie(&mut response, &nonce, FLOW_TTL);

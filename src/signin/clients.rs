@@ -3,6 +3,7 @@
 //! 2025-11-25) or dynamic client registration (RFC 7591, `POST /register`).
 //! A registered client's id is its registration, sealed: no store.
 
+use std::net::{Ipv4Addr, Ipv6Addr};
 use std::sync::Arc;
 
 use axum::Json;
@@ -16,6 +17,7 @@ use super::Signin;
 use super::fetch::{self, FetchError};
 use super::payloads::{self, RegisteredClient, now};
 use super::seal::PREFIX;
+use crate::http_url::{self, Host, HttpUrlError, Url};
 
 #[derive(Debug, Clone)]
 pub struct ClientInfo {
@@ -40,55 +42,77 @@ pub enum ClientError {
     BadRedirect,
 }
 
+/// Why a redirect URI is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RedirectError {
+    #[error("{0}")]
+    Url(#[from] HttpUrlError),
+    #[error("has a fragment, which OAuth does not allow")]
+    Fragment,
+    #[error(
+        "is http on a host that is not loopback: use https, or http on 127.0.0.1, [::1] or localhost"
+    )]
+    NotLoopback,
+}
+
+/// Where a redirect URI sends the browser, as the consent page names it:
+/// its host, and its port when not the scheme's default. Refused: all that
+/// `http_url::parse` refuses (a user name or password above all: RFC 6749
+/// and OAuth 2.1 allow none, and a person reads `app.example@evil.example`
+/// as app.example), a fragment, and http on anything but a loopback host.
+pub fn redirect_host(uri: &str) -> Result<String, RedirectError> {
+    let url = http_url::parse(uri)?;
+    if url.fragment().is_some() {
+        return Err(RedirectError::Fragment);
+    }
+    if url.scheme() == "http" && !is_loopback(&url) {
+        return Err(RedirectError::NotLoopback);
+    }
+    Ok(http_url::authority(&url))
+}
+
 /// https, or http on a loopback host (a native app's local listener).
 pub fn redirect_allowed(uri: &str) -> bool {
-    if uri.contains('#') {
-        return false;
-    }
-    if let Some(rest) = uri.strip_prefix("https://") {
-        return !rest.is_empty() && !rest.starts_with('/');
-    }
-    loopback_parts(uri).is_some()
+    redirect_host(uri).is_ok()
 }
 
 /// Whether `requested` is one of the client's `registered` redirect URIs:
-/// the same text, or, for loopback http, the same but for the port. A
+/// the same text, or, for loopback http, the same URL but for the port. A
 /// native app learns its port only when it starts listening, so OAuth 2.1
 /// (draft 13, section 8.4.2) and RFC 8252 (section 7.3) say the server
 /// "MUST allow any port to be specified at the time of the request for
 /// loopback IP redirect URIs"; `localhost` is held to the same rule, as it
-/// is accepted as loopback at registration.
+/// is accepted as loopback at registration. A registered URI this server
+/// no longer accepts (one with a user name, from before it refused them)
+/// matches nothing.
 pub fn redirect_registered(registered: &[String], requested: &str) -> bool {
-    registered.iter().any(|r| {
-        r == requested
-            || loopback_parts(r)
-                .is_some_and(|(host, rest)| loopback_parts(requested) == Some((host, rest)))
-    })
+    if !redirect_allowed(requested) {
+        return false;
+    }
+    let any_port = loopback_any_port(requested);
+    registered
+        .iter()
+        .any(|r| r == requested || (any_port.is_some() && loopback_any_port(r) == any_port))
 }
 
-/// An `http` URI on a loopback host, as (host, what follows the port); the
-/// port itself, if any, is left out. None for anything else.
-fn loopback_parts(uri: &str) -> Option<(&str, &str)> {
-    let rest = uri.strip_prefix("http://")?;
-    if rest.contains('#') {
+fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(Host::Domain(name)) => name == "localhost",
+        Some(Host::Ipv4(ip)) => ip == Ipv4Addr::LOCALHOST,
+        Some(Host::Ipv6(ip)) => ip == Ipv6Addr::LOCALHOST,
+        None => false,
+    }
+}
+
+/// A loopback http redirect URI with its port left out; None for anything
+/// else.
+fn loopback_any_port(uri: &str) -> Option<Url> {
+    let mut url = http_url::parse(uri).ok()?;
+    if url.scheme() != "http" || !is_loopback(&url) || url.fragment().is_some() {
         return None;
     }
-    let (authority, path) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
-    let (host, port) = if authority.starts_with('[') {
-        let (host, after) = authority.split_at(authority.find(']')? + 1);
-        (
-            host,
-            if after.is_empty() {
-                ""
-            } else {
-                after.strip_prefix(':')?
-            },
-        )
-    } else {
-        authority.split_once(':').unwrap_or((authority, ""))
-    };
-    let port_ok = port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit());
-    (port_ok && matches!(host, "127.0.0.1" | "[::1]" | "localhost")).then_some((host, path))
+    url.set_port(None).ok()?;
+    Some(url)
 }
 
 impl Signin {
@@ -164,15 +188,12 @@ pub async fn register(State(signin): State<Arc<Signin>>, body: axum::body::Bytes
     if registration.redirect_uris.is_empty() {
         return registration_error("invalid_redirect_uri", "give at least one redirect URI");
     }
-    if let Some(bad) = registration
+    if let Some(problem) = registration
         .redirect_uris
         .iter()
-        .find(|r| !redirect_allowed(r))
+        .find_map(|r| redirect_host(r).err())
     {
-        return registration_error(
-            "invalid_redirect_uri",
-            &format!("`{bad}`: a redirect URI must be https, or http on a loopback host"),
-        );
+        return registration_error("invalid_redirect_uri", &format!("a redirect URI {problem}"));
     }
     let method = registration
         .token_endpoint_auth_method
@@ -227,7 +248,8 @@ pub async fn register(State(signin): State<Arc<Signin>>, body: axum::body::Bytes
 
 #[cfg(test)]
 mod tests {
-    use super::{redirect_allowed, redirect_registered};
+    use super::{RedirectError, redirect_allowed, redirect_host, redirect_registered};
+    use crate::http_url::HttpUrlError;
 
     #[test]
     fn redirects_are_https_or_loopback_http() {
@@ -248,9 +270,57 @@ mod tests {
             "https:///cb",
             "http://localhost:3000@evil.example/cb",
             "http://127.0.0.1@evil.example/cb",
+            "https://app.example@evil.example/cb",
+            "https://app.example\\@evil.example/cb",
+            "https:\\\\app.example/cb",
+            "data:text/html,<script>alert(1)</script>",
+            "http://localhost./cb",
+            "http://[::2]/cb",
         ] {
             assert!(!redirect_allowed(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_consent_page_names_the_host_the_browser_goes_to() {
+        for (uri, host) in [
+            ("https://App.Example:443/cb", "app.example"),
+            ("https://app.example:8443/cb?x=1", "app.example:8443"),
+            ("http://127.0.0.1:9/callback", "127.0.0.1:9"),
+            ("http://[::1]:80/cb", "[::1]"),
+            ("http://LOCALHOST:6274/cb", "localhost:6274"),
+            ("https://\u{430}pp.example/cb", "xn--pp-6kc.example"),
+        ] {
+            assert_eq!(redirect_host(uri).as_deref(), Ok(host), "{uri}");
+        }
+        assert_eq!(
+            redirect_host("https://app.example@evil.example/cb"),
+            Err(RedirectError::Url(HttpUrlError::Userinfo))
+        );
+        assert_eq!(
+            redirect_host("http://app.example/cb"),
+            Err(RedirectError::NotLoopback)
+        );
+        assert_eq!(
+            redirect_host("https://app.example/cb#x"),
+            Err(RedirectError::Fragment)
+        );
+    }
+
+    #[test]
+    fn a_registered_redirect_with_a_user_name_matches_nothing() {
+        // Registered before this server refused them.
+        let registered = [
+            "https://app.example@evil.example/cb".to_string(),
+            "http://localhost:1@evil.example/cb".to_string(),
+        ];
+        for requested in &registered {
+            assert!(!redirect_registered(&registered, requested), "{requested}");
+        }
+        assert!(!redirect_registered(
+            &registered,
+            "http://localhost:2@evil.example/cb"
+        ));
     }
 
     #[test]

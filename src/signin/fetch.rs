@@ -25,7 +25,7 @@ pub struct Document {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FetchError {
-    #[error("the client id must be an https:// URL with a path")]
+    #[error("the client id must be an https:// URL with a path, and no user name or password")]
     NotHttps,
     #[error("the client's host does not resolve")]
     Unresolved,
@@ -79,7 +79,9 @@ pub struct FetchPolicy {
 /// Fetch and check the document at `url`.
 pub async fn document(url: &str, policy: &FetchPolicy) -> Result<Document, FetchError> {
     let allow_private = policy.allow_private;
-    let parsed = reqwest::Url::parse(url).map_err(|_| FetchError::NotHttps)?;
+    // A user name before the host would show on the consent page as the
+    // client's own (`https://app.example@evil.example/c.json`).
+    let parsed = crate::http_url::parse(url).map_err(|_| FetchError::NotHttps)?;
     if parsed.scheme() != "https" || parsed.path() == "/" || parsed.path().is_empty() {
         return Err(FetchError::NotHttps);
     }

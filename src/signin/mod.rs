@@ -31,8 +31,10 @@ use axum::routing::{get, post};
 use serde_json::json;
 
 use crate::gitlab::oauth::OAuthApp;
-use crate::gitlab::{Client, ClientSettings};
+use crate::gitlab::{Client, ClientSettings, Target};
+use crate::http_url;
 use crate::secret::Secret;
+pub use clients::{RedirectError, redirect_host, redirect_registered};
 pub use fetch::FetchPolicy;
 pub use seal::{KeyError, Sealer};
 pub use token::TokenProblem;
@@ -84,6 +86,8 @@ pub struct Signin {
     app: OAuthApp,
     /// For GitLab's OAuth endpoints.
     gitlab: Client,
+    /// GitLab's host, as the consent page names it.
+    gitlab_host: String,
     /// The issuer: this server's external base URL, no trailing `/`.
     public_url: String,
     /// The protected resource: the MCP endpoint's URL.
@@ -94,22 +98,22 @@ pub struct Signin {
 impl Signin {
     pub fn new(
         settings: SigninSettings,
-        gitlab_api_root: &str,
+        gitlab: &Target,
         mcp_path: &str,
         client: ClientSettings,
     ) -> Result<Signin, SigninError> {
         let public_url = settings.public_url.trim_end_matches('/').to_string();
-        let base_url = gitlab_api_root.trim_end_matches("/api/v4").to_string();
         Ok(Signin {
             sealer: Sealer::new(settings.token_keys.expose())?,
             app: OAuthApp {
-                base_url,
+                base_url: gitlab.web_root().to_string(),
                 client_id: settings.client_id,
                 client_secret: settings.client_secret,
                 redirect_uri: format!("{public_url}/oauth/callback"),
                 scopes: settings.scopes,
             },
             gitlab: Client::new(client).map_err(SigninError::Client)?,
+            gitlab_host: gitlab.host(),
             resource: format!("{public_url}{mcp_path}"),
             public_url,
             fetch: settings.fetch,
@@ -125,20 +129,12 @@ impl Signin {
         &self.app.redirect_uri
     }
 
-    fn gitlab_host(&self) -> String {
-        crate::encoding::host_of_url(&self.app.base_url)
-            .unwrap_or_else(|| self.app.base_url.clone())
-    }
-
     /// The sign-in endpoints and the authorization-server metadata.
     pub fn router(self: Arc<Self>) -> Router {
         // RFC 8414 §3: an issuer with a path has its metadata under the
         // well-known prefix followed by that path.
-        let issuer_path = self
-            .public_url
-            .split("://")
-            .nth(1)
-            .and_then(|rest| rest.find('/').map(|i| rest[i..].to_string()))
+        let issuer_path = http_url::parse(&self.public_url)
+            .map(|url| url.path().trim_end_matches('/').to_string())
             .unwrap_or_default();
         let mut router = Router::new();
         for well_known in [
