@@ -1,5 +1,6 @@
-//! The command line: flags and environment variables into one `Config`, and
-//! the subcommands.
+//! The command line: flags and environment variables into the engine's
+//! `Settings` (and, for `serve --http`, the HTTP layer's), and the
+//! subcommands.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -7,7 +8,8 @@ use std::time::Duration;
 use clap::builder::BoolishValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::config::{self, Config, ConfigError};
+use crate::config::{self, ConfigError};
+use crate::engine;
 use crate::gitlab::{self, AuthScheme, ClientSettings, Credentials, Retry, Target, TlsSettings};
 use crate::http::{CallerAuth, HttpSettings};
 use crate::policy::{Access, Confirmation, Pattern, Policy};
@@ -447,7 +449,8 @@ fn resolve_addr(text: &str) -> Result<std::net::SocketAddr, String> {
 }
 
 impl GitLabArgs {
-    pub fn config(&self) -> Result<Config, ConfigError> {
+    /// The engine's settings: where calls go, how, and what is allowed.
+    pub fn settings(&self) -> Result<engine::Settings, ConfigError> {
         let token = self
             .token
             .clone()
@@ -456,7 +459,7 @@ impl GitLabArgs {
         if let Some(token) = &token {
             config::check_token(token)?;
         }
-        Ok(Config {
+        Ok(engine::Settings {
             target: Target {
                 api_root: gitlab::api_root(&self.gitlab_url)?,
                 credentials: token.map(|t| Credentials {
@@ -488,7 +491,6 @@ impl GitLabArgs {
                 structured: self.structured_content,
             },
             policy: self.policy(),
-            sandbox: false,
         })
     }
 
