@@ -11,8 +11,9 @@
 //! - `engine`: one call through all of the above, shared by the MCP server
 //!   and the `call` command.
 //! - `mcp`: the rmcp glue (the only module that knows rmcp).
-//! - `cli`, `config`, `tokens`: the command line, its one `Config`, and the
-//!   cl100k token count of the tool list.
+//! - `cli`, `config`, `tokens`: the command line (into the engine's
+//!   `Settings`), what can be wrong in it, and the cl100k token count of
+//!   the tool list.
 
 pub mod catalog;
 pub mod check;
