@@ -158,10 +158,12 @@ mod tests {
             Policy::default().hold(&confirmed, false),
             Some(Hold::Confirmation { .. })
         ));
-        let mut policy = Policy::default();
-        policy.confirmation = Confirmation {
-            auto: false,
-            from_model: true,
+        let policy = Policy {
+            confirmation: Confirmation {
+                auto: false,
+                from_model: true,
+            },
+            ..Policy::default()
         };
         assert_eq!(policy.hold(&confirmed, false), None);
         let Some(Hold::Confirmation { refusal, .. }) = policy.hold(&delete_issue(json!({})), false)
@@ -179,8 +181,13 @@ mod tests {
     #[test]
     fn the_user_or_the_operator_lets_a_destructive_call_through() {
         assert_eq!(Policy::default().hold(&delete_issue(json!({})), true), None);
-        let mut policy = Policy::default();
-        policy.confirmation.auto = true;
+        let policy = Policy {
+            confirmation: Confirmation {
+                auto: true,
+                from_model: false,
+            },
+            ..Policy::default()
+        };
         assert_eq!(policy.hold(&delete_issue(json!({})), false), None);
     }
 
@@ -196,8 +203,10 @@ If these commands are meant, add \"quick_actions\": true beside \"action\"; if n
         );
         let opted = comment("/close", json!({"quick_actions": true}));
         assert_eq!(Policy::default().hold(&opted, false), None);
-        let mut policy = Policy::default();
-        policy.allow_quick_actions = true;
+        let policy = Policy {
+            allow_quick_actions: true,
+            ..Policy::default()
+        };
         assert_eq!(policy.hold(&comment("/close", json!({})), false), None);
         assert_eq!(
             Policy::default().hold(&comment("```\n/close\n```", json!({})), false),

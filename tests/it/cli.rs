@@ -268,8 +268,10 @@ fn logs_are_text_or_json_on_stderr_or_in_a_file_never_on_stdout() {
 /// so a value wrongly accepted fails later, with another message.
 #[test]
 fn numbers_below_their_range_are_refused_naming_the_range() {
+    /// Arguments, a variable, and clap's message.
+    type Case<'a> = (Vec<&'a str>, Option<(&'a str, &'a str)>, &'a str);
     let serve = ["serve", "--http", "not-an-address"];
-    let cases: Vec<(Vec<&str>, Option<(&str, &str)>, &str)> = vec![
+    let cases: Vec<Case> = vec![
         (
             [&serve[..], &["--max-sessions", "0"]].concat(),
             None,
