@@ -47,3 +47,18 @@ impl Introduction {
         &self.instructions
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_note_goes_on_its_own_line_before_the_usual_instructions() {
+        let plain = Introduction::default();
+        assert_eq!(plain.title(), "GitLab MCP");
+        assert_eq!(plain.instructions(), INSTRUCTIONS);
+        let noted = Introduction::with_note("Elsewhere", "A note.");
+        assert_eq!(noted.title(), "Elsewhere");
+        assert_eq!(noted.instructions(), format!("A note.\n{INSTRUCTIONS}"));
+    }
+}
