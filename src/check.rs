@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use crate::catalog::{self, Method};
-use crate::config::Config;
+use crate::engine::Settings;
 use crate::gitlab::{Client, GitLabError, HttpRequest, NetworkKind, Target};
 use crate::policy::Access;
 
@@ -130,7 +130,7 @@ fn proxy_for(api_root: &str) -> Option<String> {
 }
 
 /// Run every check against the configured GitLab.
-pub async fn run(config: &Config, given_url: &str) -> Report {
+pub async fn run(config: &Settings, given_url: &str) -> Report {
     let mut report = Report::default();
     check_address(given_url, &mut report);
     let target = &config.target;
@@ -250,7 +250,7 @@ async fn user(client: &Client, target: &Target, report: &mut Report) -> bool {
 
 /// `GET /personal_access_tokens/self`: scopes and expiry, and what they
 /// allow under this server's policy.
-async fn token(client: &Client, target: &Target, config: &Config, report: &mut Report) {
+async fn token(client: &Client, target: &Target, config: &Settings, report: &mut Report) {
     let response = match client
         .send(target, &get("/personal_access_tokens/self"))
         .await

@@ -1,18 +1,34 @@
-//! The command line: flags and environment variables into one `Config`, and
-//! the subcommands.
+//! The command line: flags and environment variables into the engine's
+//! `Settings` (and, for `serve --http`, the HTTP layer's), and the
+//! subcommands.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::builder::BoolishValueParser;
+use clap::builder::{BoolishValueParser, RangedU64ValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::config::{self, Config, ConfigError};
+use crate::config::{self, ConfigError};
+use crate::engine;
 use crate::gitlab::{self, AuthScheme, ClientSettings, Credentials, Retry, Target, TlsSettings};
 use crate::http::{CallerAuth, HttpSettings};
 use crate::policy::{Access, Confirmation, Pattern, Policy};
 use crate::secret::Secret;
 use crate::signin::{FetchPolicy, Sealer, SigninError, SigninSettings};
+
+/// The smallest answer cap: a cut answer keeps room for its notes and
+/// pagination line (render's footers add at most 1 KiB).
+const MIN_RESPONSE_BYTES: u64 = 1024;
+
+/// The smallest request body bound: a `tools/call` envelope needs room.
+const MIN_BODY_BYTES: u64 = 1024;
+
+/// A whole number of at least `min`: a smaller one (a 0 that would stop
+/// every request, or a limit nothing fits in) is refused with clap's error
+/// naming the range, rather than raised silently.
+fn at_least<T: TryFrom<u64>>(min: u64) -> RangedU64ValueParser<T> {
+    RangedU64ValueParser::<T>::new().range(min..)
+}
 
 /// `--auth`: how the token is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -128,14 +144,15 @@ pub struct GitLabArgs {
         long,
         env = "GITLAB_CONNECT_TIMEOUT",
         default_value_t = 10,
+        value_parser = at_least::<u64>(1),
         global = true
     )]
     pub connect_timeout: u64,
     /// Seconds allowed for one whole GitLab request.
-    #[arg(long, env = "GITLAB_TIMEOUT", default_value_t = 30, global = true)]
+    #[arg(long, env = "GITLAB_TIMEOUT", default_value_t = 30, value_parser = at_least::<u64>(1), global = true)]
     pub timeout: u64,
     /// The most bytes of text one answer carries; longer answers are cut and say how to get the rest.
-    #[arg(long, env = "GITLAB_MCP_MAX_RESPONSE_BYTES", default_value_t = crate::render::DEFAULT_MAX_BYTES, global = true)]
+    #[arg(long, env = "GITLAB_MCP_MAX_RESPONSE_BYTES", default_value_t = crate::render::DEFAULT_MAX_BYTES, value_parser = at_least::<usize>(MIN_RESPONSE_BYTES), global = true)]
     pub max_response_bytes: usize,
     /// Also send results as structuredContent (doubles the payload; lists are wrapped in an object).
     #[arg(long, env = "GITLAB_MCP_STRUCTURED_CONTENT", value_parser = BoolishValueParser::new(), global = true)]
@@ -207,7 +224,7 @@ pub struct GitLabArgs {
     )]
     pub retry_max_wait: u64,
     /// Most GitLab requests in flight at once (default 8 over stdio, 64 over HTTP).
-    #[arg(long, env = "GITLAB_MCP_MAX_CONCURRENT", global = true)]
+    #[arg(long, env = "GITLAB_MCP_MAX_CONCURRENT", value_parser = at_least::<usize>(1), global = true)]
     pub max_concurrent: Option<usize>,
 }
 
@@ -279,31 +296,31 @@ pub struct ServeArgs {
     #[arg(long, env = "GITLAB_MCP_ALLOWED_GITLAB_URLS", value_delimiter = ',')]
     pub allowed_gitlab_urls: Vec<String>,
     /// Largest request body, in bytes.
-    #[arg(long, env = "GITLAB_MCP_HTTP_MAX_BODY", default_value_t = 4 * 1024 * 1024)]
+    #[arg(long, env = "GITLAB_MCP_HTTP_MAX_BODY", default_value_t = 4 * 1024 * 1024, value_parser = at_least::<usize>(MIN_BODY_BYTES))]
     pub max_body_bytes: usize,
     /// Most connections open at once (more wait to be accepted); keep it under the process's file-descriptor limit.
-    #[arg(long, env = "GITLAB_MCP_HTTP_MAX_CONNECTIONS", default_value_t = 1024)]
+    #[arg(long, env = "GITLAB_MCP_HTTP_MAX_CONNECTIONS", default_value_t = 1024, value_parser = at_least::<usize>(1))]
     pub max_connections: usize,
     /// Most seconds a request's header may take to arrive, and an idle kept-alive connection may stay open.
-    #[arg(long, env = "GITLAB_MCP_HTTP_HEADER_TIMEOUT", default_value_t = 10)]
+    #[arg(long, env = "GITLAB_MCP_HTTP_HEADER_TIMEOUT", default_value_t = 10, value_parser = at_least::<u64>(1))]
     pub header_timeout: u64,
     /// Most seconds an MCP request's body may take to arrive.
-    #[arg(long, env = "GITLAB_MCP_HTTP_BODY_TIMEOUT", default_value_t = 30)]
+    #[arg(long, env = "GITLAB_MCP_HTTP_BODY_TIMEOUT", default_value_t = 30, value_parser = at_least::<u64>(1))]
     pub body_timeout: u64,
     /// Most MCP requests served at once.
-    #[arg(long, env = "GITLAB_MCP_HTTP_MAX_REQUESTS", default_value_t = 256)]
+    #[arg(long, env = "GITLAB_MCP_HTTP_MAX_REQUESTS", default_value_t = 256, value_parser = at_least::<usize>(1))]
     pub max_requests: usize,
     /// Most MCP requests served at once for one token.
-    #[arg(long, env = "GITLAB_MCP_HTTP_MAX_PER_TOKEN", default_value_t = 32)]
+    #[arg(long, env = "GITLAB_MCP_HTTP_MAX_PER_TOKEN", default_value_t = 32, value_parser = at_least::<usize>(1))]
     pub max_requests_per_token: usize,
     /// Most seconds one tool call may take.
-    #[arg(long, env = "GITLAB_MCP_HTTP_CALL_TIMEOUT", default_value_t = 120)]
+    #[arg(long, env = "GITLAB_MCP_HTTP_CALL_TIMEOUT", default_value_t = 120, value_parser = at_least::<u64>(1))]
     pub call_timeout: u64,
     /// Keep legacy (pre-2026-07-28) sessions in memory, for server-sent elicitation; needs sticky sessions behind a load balancer.
     #[arg(long, env = "GITLAB_MCP_HTTP_STATEFUL", value_parser = BoolishValueParser::new())]
     pub stateful: bool,
     /// Most legacy sessions held at once with --stateful (each lives until deleted or idle for 5 minutes).
-    #[arg(long, env = "GITLAB_MCP_HTTP_MAX_SESSIONS", default_value_t = 1000)]
+    #[arg(long, env = "GITLAB_MCP_HTTP_MAX_SESSIONS", default_value_t = 1000, value_parser = at_least::<usize>(1))]
     pub max_sessions: usize,
     /// Seconds the calls in flight may take to finish after SIGTERM.
     #[arg(long, env = "GITLAB_MCP_SHUTDOWN_GRACE", default_value_t = 30)]
@@ -367,15 +384,15 @@ impl ServeArgs {
             },
             insecure: self.insecure_http,
             allowed_gitlab_urls: clean(&self.allowed_gitlab_urls),
-            max_body_bytes: self.max_body_bytes.max(1024),
-            max_connections: self.max_connections.max(1),
-            header_timeout: Duration::from_secs(self.header_timeout.max(1)),
-            body_timeout: Duration::from_secs(self.body_timeout.max(1)),
-            max_requests: self.max_requests.max(1),
-            max_requests_per_token: self.max_requests_per_token.max(1),
-            call_timeout: Duration::from_secs(self.call_timeout.max(1)),
+            max_body_bytes: self.max_body_bytes,
+            max_connections: self.max_connections,
+            header_timeout: Duration::from_secs(self.header_timeout),
+            body_timeout: Duration::from_secs(self.body_timeout),
+            max_requests: self.max_requests,
+            max_requests_per_token: self.max_requests_per_token,
+            call_timeout: Duration::from_secs(self.call_timeout),
             stateful: self.stateful,
-            max_sessions: self.max_sessions.max(1),
+            max_sessions: self.max_sessions,
             shutdown_grace: Duration::from_secs(self.shutdown_grace),
             signin: self.signin_settings(extra_ca_pem)?,
         }))
@@ -447,7 +464,8 @@ fn resolve_addr(text: &str) -> Result<std::net::SocketAddr, String> {
 }
 
 impl GitLabArgs {
-    pub fn config(&self) -> Result<Config, ConfigError> {
+    /// The engine's settings: where calls go, how, and what is allowed.
+    pub fn settings(&self) -> Result<engine::Settings, ConfigError> {
         let token = self
             .token
             .clone()
@@ -456,7 +474,7 @@ impl GitLabArgs {
         if let Some(token) = &token {
             config::check_token(token)?;
         }
-        Ok(Config {
+        Ok(engine::Settings {
             target: Target {
                 api_root: gitlab::api_root(&self.gitlab_url)?,
                 credentials: token.map(|t| Credentials {
@@ -472,7 +490,7 @@ impl GitLabArgs {
                     max_wait: Duration::from_secs(self.retry_max_wait),
                     ..Retry::default()
                 },
-                max_concurrent: self.max_concurrent.unwrap_or(8).max(1),
+                max_concurrent: self.max_concurrent.unwrap_or(8),
                 tls: TlsSettings {
                     extra_ca_pem: match &self.ca_cert {
                         Some(path) => Some(Arc::new(std::fs::read(path).map_err(|e| {
@@ -484,11 +502,10 @@ impl GitLabArgs {
                 },
             },
             render: crate::render::Options {
-                max_bytes: self.max_response_bytes.max(1024),
+                max_bytes: self.max_response_bytes,
                 structured: self.structured_content,
             },
             policy: self.policy(),
-            sandbox: false,
         })
     }
 

@@ -1,22 +1,7 @@
-//! One `Config`, built from flags and environment variables by `cli.rs`:
-//! what each layer needs, as that layer's own small type.
+//! What can be wrong in the configuration, found by `cli.rs` before
+//! anything starts: the GitLab address, the token, the CA file.
 
-use crate::gitlab::{ClientSettings, Target, UrlError};
-use crate::policy::Policy;
-use crate::render;
-
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// The GitLab and credentials of calls that bring none of their own.
-    pub target: Target,
-    pub client: ClientSettings,
-    /// Size cap and structured content of answers.
-    pub render: render::Options,
-    /// What the server may do.
-    pub policy: Policy,
-    /// The GitLab is the embedded sandbox (the server says so to models).
-    pub sandbox: bool,
-}
+use crate::gitlab::UrlError;
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ConfigError {

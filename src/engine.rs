@@ -9,15 +9,14 @@
 
 use serde_json::{Map, Value};
 
-use crate::catalog::{self, Local, Location, Route, ToolSpec};
-use crate::config::Config;
+use crate::catalog::{self, Local, Route, ToolSpec};
 use crate::dispatch::{self, DecodeError, ValidatedCall, help};
-use crate::gitlab::{Client, Target};
+use crate::gitlab::{Client, ClientSettings, Target};
 pub use crate::handlers::Progress;
 use crate::handlers::lockdown::Screen;
 use crate::handlers::{self, Gitlab};
 use crate::metrics::{self, CallOutcome};
-use crate::policy::{Policy, quick_actions};
+use crate::policy::{Hold, Policy};
 use crate::render::{self, Output};
 
 /// How one call is made: where it goes and as whom, whether the user
@@ -74,6 +73,19 @@ fn hint(suggestion: &Option<&'static str>, peer: &Option<(&'static str, &'static
     }
 }
 
+/// What the engine is built from: each lower layer's own settings, put
+/// together by the face (the command line, the sandbox) that starts it.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The GitLab and credentials of calls that bring none of their own.
+    pub target: Target,
+    pub client: ClientSettings,
+    /// Size cap and structured content of answers.
+    pub render: render::Options,
+    /// What the server may do.
+    pub policy: Policy,
+}
+
 pub struct Engine {
     client: Client,
     /// The GitLab and credentials of calls that bring none of their own.
@@ -82,29 +94,22 @@ pub struct Engine {
     tools: &'static [ToolSpec],
     policy: Policy,
     render: render::Options,
-    sandbox: bool,
 }
 
 impl Engine {
-    pub fn new(config: &Config) -> Result<Self, String> {
+    pub fn new(settings: Settings) -> Result<Self, String> {
         Ok(Engine {
-            client: Client::new(config.client.clone())?,
-            target: config.target.clone(),
-            tools: config.policy.prune(catalog::tools()),
-            policy: config.policy.clone(),
-            render: config.render,
-            sandbox: config.sandbox,
+            client: Client::new(settings.client)?,
+            target: settings.target,
+            tools: settings.policy.prune(catalog::tools()),
+            policy: settings.policy,
+            render: settings.render,
         })
     }
 
     /// The GitLab client's settings, for other clients of the same GitLab.
-    pub fn client_settings(&self) -> &crate::gitlab::ClientSettings {
+    pub fn client_settings(&self) -> &ClientSettings {
         self.client.settings()
-    }
-
-    /// Whether the GitLab behind this engine is the sandbox.
-    pub fn sandbox(&self) -> bool {
-        self.sandbox
     }
 
     /// The tools this server offers.
@@ -147,11 +152,15 @@ impl Engine {
             }
         };
         let record = |outcome| metrics::global().call(tool.name, call.action.name, outcome);
-        if let Some(held) = self.hold(&call, context.confirmed) {
-            record(match held {
-                Outcome::NeedsConfirmation { .. } => CallOutcome::Confirmation,
-                Outcome::Done(_) => CallOutcome::Refused,
-            });
+        if let Some(hold) = self.policy.hold(&call, context.confirmed) {
+            let (outcome, held) = match hold {
+                Hold::Refused(text) => (CallOutcome::Refused, Outcome::Done(Output::error(text))),
+                Hold::Confirmation { question, refusal } => (
+                    CallOutcome::Confirmation,
+                    Outcome::NeedsConfirmation { question, refusal },
+                ),
+            };
+            record(outcome);
             return Ok(held);
         }
         let mut output = self.carry_out(&call, context).await;
@@ -183,17 +192,6 @@ impl Engine {
                 available,
             }
         })
-    }
-
-    /// A call the policy holds back before anything is sent.
-    fn hold(&self, call: &ValidatedCall, confirmed: bool) -> Option<Outcome> {
-        if let Some(refusal) = self.quick_action_refusal(call) {
-            return Some(Outcome::Done(Output::error(refusal)));
-        }
-        if call.action.destructive && !confirmed && !self.confirmed_by_policy(call) {
-            return Some(self.ask_confirmation(call));
-        }
-        None
     }
 
     async fn carry_out(&self, call: &ValidatedCall, context: CallContext<'_>) -> Output {
@@ -234,65 +232,6 @@ impl Engine {
             return (text, CallOutcome::Refused);
         }
         (error.to_string(), CallOutcome::Invalid)
-    }
-
-    /// Text GitLab would run as quick actions needs the operator's or the
-    /// call's consent.
-    fn quick_action_refusal(&self, call: &ValidatedCall) -> Option<String> {
-        if self.policy.allow_quick_actions || call.intent.quick_actions {
-            return None;
-        }
-        let found: Vec<String> = call
-            .args
-            .iter()
-            .filter(|a| a.spec.quick_actions)
-            .filter_map(|a| {
-                let commands = quick_actions::find(a.value.as_str()?);
-                (!commands.is_empty())
-                    .then(|| format!("`{}` has {}", a.spec.name, commands.join(", ")))
-            })
-            .collect();
-        if found.is_empty() {
-            return None;
-        }
-        Some(format!(
-            "{} {}: refused, nothing was sent. {}: GitLab runs lines starting with `/` as quick actions (closing, merging, assigning...). \
-If these commands are meant, add \"quick_actions\": true beside \"action\"; if not, reword those lines (or put them in a code block).",
-            call.tool.name,
-            call.action.name,
-            found.join("; ")
-        ))
-    }
-
-    fn confirmed_by_policy(&self, call: &ValidatedCall) -> bool {
-        let c = self.policy.confirmation;
-        c.auto || (c.from_model && call.intent.confirm)
-    }
-
-    fn ask_confirmation(&self, call: &ValidatedCall) -> Outcome {
-        let target: Vec<String> = call
-            .args
-            .iter()
-            .filter(|a| a.spec.location == Location::Path)
-            .map(|a| format!("{} {}", a.spec.name, a.value))
-            .collect();
-        let question = format!(
-            "Allow the AI agent to run {} {} ({})? {} This cannot be undone.",
-            call.tool.name,
-            call.action.name,
-            target.join(", "),
-            call.action.summary
-        );
-        let how = if self.policy.confirmation.from_model {
-            "add \"confirm\": true beside \"action\" once the user agreed"
-        } else {
-            "the operator can run the server with --yes (GITLAB_MCP_AUTO_CONFIRM=true), or allow the model to confirm with --allow-model-confirm"
-        };
-        let refusal = format!(
-            "{} {}: refused, nothing was sent. This action is destructive and needs confirmation, and this client cannot ask the user. To confirm: {how}.",
-            call.tool.name, call.action.name
-        );
-        Outcome::NeedsConfirmation { question, refusal }
     }
 }
 

@@ -12,8 +12,9 @@
 //!   and the `call` command.
 //! - `mcp`: the rmcp glue (the only module that knows rmcp).
 //! - `http_url`: every URL the server trusts, read by one parser (`url`).
-//! - `cli`, `config`, `tokens`: the command line, its one `Config`, and the
-//!   cl100k token count of the tool list.
+//! - `cli`, `config`, `tokens`: the command line (into the engine's
+//!   `Settings`), what can be wrong in it, and the cl100k token count of
+//!   the tool list.
 
 pub mod catalog;
 pub mod check;

@@ -12,10 +12,9 @@ use serde_json::Value;
 use clap::CommandFactory;
 use gitlab_mcp::catalog;
 use gitlab_mcp::cli::{Cli, Command, LogArgs, LogFormat, ServeArgs};
-use gitlab_mcp::config::Config;
-use gitlab_mcp::engine::{CallContext, Engine, Outcome};
+use gitlab_mcp::engine::{self, CallContext, Engine, Outcome};
 use gitlab_mcp::render::Output;
-use gitlab_mcp::sandbox::Sandbox;
+use gitlab_mcp::sandbox::{self, Sandbox};
 use gitlab_mcp::{demo, http, mcp};
 
 fn main() -> ExitCode {
@@ -74,8 +73,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     match &cli.command {
         Command::Tools { json } => {
             // The list the server would serve with these settings.
-            let config = config(&cli)?;
-            let tools = config.policy.prune(catalog::tools());
+            let settings = settings(&cli)?;
+            let tools = settings.policy.prune(catalog::tools());
             let list = mcp::tools::tool_list_json(tools);
             if *json {
                 print_stdout(&list);
@@ -110,9 +109,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Call { tool, json } => call(&cli, tool, json),
         Command::Check => {
-            let config = config(&cli)?;
-            let report =
-                current_thread()?.block_on(gitlab_mcp::check::run(&config, &cli.gitlab.gitlab_url));
+            let settings = settings(&cli)?;
+            let report = current_thread()?
+                .block_on(gitlab_mcp::check::run(&settings, &cli.gitlab.gitlab_url));
             print_stdout(&report.text());
             Ok(if report.passed() {
                 ExitCode::SUCCESS
@@ -122,8 +121,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Demo => {
             current_thread()?.block_on(async {
-                let mut config = config(&cli)?;
-                let (engine, _sandbox) = engine(&mut config, true).await?;
+                let (engine, _sandbox) = engine(settings(&cli)?, true).await?;
                 demo::tour(&engine, &mut |line| print_stdout(line)).await
             })?;
             Ok(ExitCode::SUCCESS)
@@ -131,61 +129,72 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     }
 }
 
-fn config(cli: &Cli) -> Result<Config, String> {
-    let config = cli.gitlab.config().map_err(|e| e.to_string())?;
-    if config.client.tls.skip_verify {
+fn settings(cli: &Cli) -> Result<engine::Settings, String> {
+    let settings = cli.gitlab.settings().map_err(|e| e.to_string())?;
+    if settings.client.tls.skip_verify {
         tracing::warn!(
             "TLS verification of GitLab is OFF (GITLAB_MCP_TLS_INSECURE): anyone between this server and GitLab can read and change its traffic, tokens included. Prefer GITLAB_CA_CERT with your CA."
         );
     }
-    Ok(config)
+    Ok(settings)
 }
 
-/// The engine for `config`, against the sandbox when asked (started here,
-/// kept alive by the caller).
+/// The engine for `settings`, against the sandbox when asked (started
+/// here, kept alive by the caller).
 async fn engine(
-    config: &mut Config,
+    mut settings: engine::Settings,
     sandbox: bool,
 ) -> Result<(Arc<Engine>, Option<Sandbox>), String> {
     let sandbox = if sandbox {
         let sandbox = Sandbox::start().await;
-        sandbox.apply(config);
+        settings.target = sandbox.target();
         Some(sandbox)
     } else {
         None
     };
-    Ok((Arc::new(Engine::new(config)?), sandbox))
+    Ok((Arc::new(Engine::new(settings)?), sandbox))
+}
+
+/// How the MCP server introduces itself: the sandbox says it is one.
+fn introduction(sandbox: bool) -> mcp::Introduction {
+    if sandbox {
+        mcp::Introduction::with_note(sandbox::TITLE, sandbox::NOTE)
+    } else {
+        mcp::Introduction::default()
+    }
 }
 
 /// GitLab requests in flight at once over HTTP, unless set.
 const HTTP_MAX_CONCURRENT: usize = 64;
 
 fn serve_command(cli: &Cli, serve: &ServeArgs) -> Result<ExitCode, String> {
-    let mut config = config(cli)?;
+    let mut settings = settings(cli)?;
     let sandbox = cli.gitlab.sandbox;
     if sandbox {
         tracing::warn!(
             "serving the sandbox: a stand-in GitLab with a demo project; writes last until the process stops"
         );
     }
-    match serve.http_settings(config.client.tls.extra_ca_pem.clone())? {
+    match serve.http_settings(settings.client.tls.extra_ca_pem.clone())? {
         None => current_thread()?.block_on(async {
-            let (engine, _sandbox) = engine(&mut config, sandbox).await?;
-            mcp::serve_stdio(engine).await.map_err(|e| e.to_string())
+            let (engine, _sandbox) = engine(settings, sandbox).await?;
+            mcp::serve_stdio(engine, introduction(sandbox))
+                .await
+                .map_err(|e| e.to_string())
         })?,
-        Some(settings) => {
-            settings.check().map_err(|e| e.to_string())?;
+        Some(http_settings) => {
+            http_settings.check().map_err(|e| e.to_string())?;
             // A shared server sends many users' requests at once.
             if cli.gitlab.max_concurrent.is_none() {
-                config.client.max_concurrent = HTTP_MAX_CONCURRENT;
+                settings.client.max_concurrent = HTTP_MAX_CONCURRENT;
             }
             tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()
                 .map_err(|e| format!("cannot start the async runtime: {e}"))?
                 .block_on(async {
-                    let (engine, _sandbox) = engine(&mut config, sandbox).await?;
-                    http::serve(engine, settings).await
+                    let (engine, _sandbox) = engine(settings, sandbox).await?;
+                    http::serve(engine, http_settings, introduction(sandbox)).await
                 })?;
         }
     }
@@ -202,9 +211,9 @@ fn call(cli: &Cli, tool: &str, json: &str) -> Result<ExitCode, String> {
         }
         Err(e) => return Err(format!("the call's JSON does not parse: {e}")),
     };
-    let mut config = config(cli)?;
+    let settings = settings(cli)?;
     let outcome = current_thread()?.block_on(async {
-        let (engine, _sandbox) = engine(&mut config, cli.gitlab.sandbox).await?;
+        let (engine, _sandbox) = engine(settings, cli.gitlab.sandbox).await?;
         let target = engine.default_target().clone();
         engine
             .call(tool, arguments, CallContext::plain(&target))

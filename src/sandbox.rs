@@ -8,14 +8,17 @@
 
 use fake_gitlab::FakeGitLab;
 
-use crate::config::Config;
 use crate::gitlab::{AuthScheme, Credentials, Target};
 use crate::secret::Secret;
 
 /// The demo project, as the sandbox's instructions name it.
 pub const PROJECT: &str = fake_gitlab::sandbox::PROJECT;
 
-/// What the server tells models about the sandbox.
+/// The MCP server's title on the sandbox.
+pub const TITLE: &str = "GitLab MCP (sandbox)";
+
+/// What the server tells models about the sandbox, before its usual
+/// instructions.
 pub const NOTE: &str = "This is a SANDBOX: a stand-in GitLab, not a real one, seeded with group `demo` and project `demo/webshop` (issues #1-#8, merge requests !1-!3 with diffs and threads, pipeline 4102 with failed job 8806, branches, tags, a release, a wiki). Writes work and last until the server stops.";
 
 pub struct Sandbox {
@@ -28,12 +31,6 @@ impl Sandbox {
         Sandbox {
             fake: FakeGitLab::start_sandbox().await,
         }
-    }
-
-    /// Point `config` at the sandbox: its GitLab, its demo user.
-    pub fn apply(&self, config: &mut Config) {
-        config.target = self.target();
-        config.sandbox = true;
     }
 
     /// Where the server's requests go: any token is the demo user's.

@@ -17,6 +17,9 @@
 //!   (!3's branch, failed: job 8806 `test` has a ~3,000-line log ending in
 //!   a failing Jest test) and 4103 (running); a wiki; environments.
 //!
+//! The repositories' files are real files under `fake-gitlab/sandbox/`
+//! (its README says how they are laid out), read with `include_str!`.
+//!
 //! Branches keep their own files and every write is a commit
 //! (`Db::per_branch_files`); a push to a merge request's source branch adds
 //! a diff version, as GitLab does.
@@ -30,339 +33,29 @@ use crate::diff::unified;
 
 pub const PROJECT: &str = "demo/webshop";
 
-const README: &str = "# Webshop
-
-The demo shop's storefront and checkout API (Node.js 20, TypeScript).
-
-## Run it
-
-    npm ci
-    npm run dev
-
-The API listens on http://localhost:3000.
-
-## Test
-
-    npm test
-";
-
-const PACKAGE_JSON: &str = r#"{
-  "name": "webshop",
-  "version": "1.3.0",
-  "private": true,
-  "scripts": {
-    "dev": "tsx watch src/server.ts",
-    "build": "tsc -p .",
-    "test": "jest",
-    "lint": "eslint src test"
-  },
-  "engines": {
-    "node": ">=20"
-  },
-  "dependencies": {
-    "express": "^4.21.2"
-  },
-  "devDependencies": {
-    "@types/express": "^5.0.0",
-    "@types/jest": "^29.5.14",
-    "eslint": "^9.17.0",
-    "jest": "^29.7.0",
-    "jest-junit": "^16.0.0",
-    "ts-jest": "^29.2.5",
-    "tsx": "^4.19.2",
-    "typescript": "^5.7.2"
-  }
-}
-"#;
-
-const CI: &str = "stages:
-  - build
-  - test
-  - deploy
-
-default:
-  image: node:20-alpine
-  cache:
-    key:
-      files: [package-lock.json]
-    paths: [node_modules/]
-
-build:
-  stage: build
-  script:
-    - npm ci
-    - npm run build
-  artifacts:
-    paths: [dist/]
-
-test:
-  stage: test
-  script:
-    - npm ci
-    - npm test -- --ci --reporters=default --reporters=jest-junit
-  artifacts:
-    when: always
-    reports:
-      junit: junit.xml
-
-lint:
-  stage: test
-  script:
-    - npm ci
-    - npm run lint
-
-deploy:
-  stage: deploy
-  script:
-    - ./scripts/deploy.sh production
-  environment: production
-  rules:
-    - if: $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH
-      when: manual
-";
-
-const CART: &str = "export interface CartItem {
-  sku: string;
-  name: string;
-  unitPriceCents: number;
-  quantity: number;
+/// A file of the demo repository, kept under `fake-gitlab/sandbox/` at
+/// `<group>/<project>/<branch>/<path>` (see the README there).
+macro_rules! demo_file {
+    ($path:literal) => {
+        include_str!(concat!("../sandbox/demo/", $path))
+    };
 }
 
-export class Cart {
-  private items: CartItem[] = [];
-
-  add(item: CartItem): void {
-    const existing = this.items.find((i) => i.sku === item.sku);
-    if (existing) {
-      existing.quantity += item.quantity;
-    } else {
-      this.items.push({ ...item });
-    }
-  }
-
-  remove(sku: string): void {
-    this.items = this.items.filter((i) => i.sku !== sku);
-  }
-
-  lines(): readonly CartItem[] {
-    return this.items;
-  }
-
-  subtotalCents(): number {
-    return this.items.reduce((sum, i) => sum + i.unitPriceCents * i.quantity, 0);
-  }
-}
-";
-
-const CHECKOUT: &str = "import { Cart } from \"./cart\";
-
-export interface Order {
-  id: string;
-  subtotalCents: number;
-  shippingCents: number;
-  totalCents: number;
-}
-
-const FREE_SHIPPING_FROM_CENTS = 5000;
-const SHIPPING_CENTS = 495;
-
-export function shippingFor(subtotalCents: number): number {
-  return subtotalCents >= FREE_SHIPPING_FROM_CENTS ? 0 : SHIPPING_CENTS;
-}
-
-export function checkout(cart: Cart, orderId: string): Order {
-  const subtotalCents = cart.subtotalCents();
-  if (subtotalCents === 0) {
-    throw new Error(\"cannot check out an empty cart\");
-  }
-  const shippingCents = shippingFor(subtotalCents);
-  return {
-    id: orderId,
-    subtotalCents,
-    shippingCents,
-    totalCents: subtotalCents + shippingCents,
-  };
-}
-";
-
-const CHECKOUT_V1: &str = "import { Cart } from \"./cart\";
-import { discountCents, findDiscount } from \"./discounts\";
-
-export interface Order {
-  id: string;
-  subtotalCents: number;
-  discountCents: number;
-  shippingCents: number;
-  totalCents: number;
-}
-
-const FREE_SHIPPING_FROM_CENTS = 5000;
-const SHIPPING_CENTS = 495;
-
-export function shippingFor(subtotalCents: number): number {
-  return subtotalCents >= FREE_SHIPPING_FROM_CENTS ? 0 : SHIPPING_CENTS;
-}
-
-export function checkout(cart: Cart, orderId: string, discountCode?: string): Order {
-  const subtotalCents = cart.subtotalCents();
-  if (subtotalCents === 0) {
-    throw new Error(\"cannot check out an empty cart\");
-  }
-  const discount = discountCode ? findDiscount(discountCode) : undefined;
-  if (discountCode && !discount) {
-    throw new Error(`unknown discount code: ${discountCode}`);
-  }
-  const off = discount ? discountCents(discount, subtotalCents) : 0;
-  const shippingCents = shippingFor(subtotalCents);
-  return {
-    id: orderId,
-    subtotalCents,
-    discountCents: off,
-    shippingCents,
-    totalCents: subtotalCents - off + shippingCents,
-  };
-}
-";
-
-const DISCOUNTS_V1: &str = "export interface Discount {
-  code: string;
-  percentOff: number;
-  minimumSubtotalCents: number;
-}
-
-const DISCOUNTS: Discount[] = [
-  { code: \"WELCOME10\", percentOff: 10, minimumSubtotalCents: 0 },
-  { code: \"SPRING25\", percentOff: 25, minimumSubtotalCents: 10000 },
-];
-
-export function findDiscount(code: string): Discount | undefined {
-  return DISCOUNTS.find((d) => d.code === code);
-}
-
-export function discountCents(discount: Discount, subtotalCents: number): number {
-  if (subtotalCents < discount.minimumSubtotalCents) {
-    return 0;
-  }
-  return Math.round((subtotalCents * discount.percentOff) / 100);
-}
-";
-
-const SERVER: &str = "import express from \"express\";
-import { Cart } from \"./cart\";
-import { checkout } from \"./checkout\";
-
-const app = express();
-app.use(express.json());
-
-const carts = new Map<string, Cart>();
-
-app.post(\"/carts/:id/items\", (req, res) => {
-  const cart = carts.get(req.params.id) ?? new Cart();
-  cart.add(req.body);
-  carts.set(req.params.id, cart);
-  res.status(201).json({ subtotalCents: cart.subtotalCents() });
-});
-
-app.post(\"/carts/:id/checkout\", (req, res) => {
-  const cart = carts.get(req.params.id);
-  if (!cart) {
-    res.status(404).json({ error: \"cart not found\" });
-    return;
-  }
-  res.json(checkout(cart, `ord_${Date.now()}`));
-});
-
-app.listen(3000, () => console.log(\"webshop listening on :3000\"));
-";
-
-const CART_TEST: &str = "import { Cart } from \"../src/cart\";
-
-describe(\"Cart\", () => {
-  it(\"adds up the subtotal\", () => {
-    const cart = new Cart();
-    cart.add({ sku: \"MUG-01\", name: \"Mug\", unitPriceCents: 1200, quantity: 2 });
-    cart.add({ sku: \"TEE-02\", name: \"T-shirt\", unitPriceCents: 1999, quantity: 1 });
-    expect(cart.subtotalCents()).toBe(4399);
-  });
-
-  it(\"merges lines of the same product\", () => {
-    const cart = new Cart();
-    cart.add({ sku: \"MUG-01\", name: \"Mug\", unitPriceCents: 1200, quantity: 1 });
-    cart.add({ sku: \"MUG-01\", name: \"Mug\", unitPriceCents: 1200, quantity: 1 });
-    expect(cart.lines()).toHaveLength(1);
-  });
-});
-";
-
-const CHECKOUT_TEST: &str = "import { Cart } from \"../src/cart\";
-import { checkout } from \"../src/checkout\";
-
-function cartWith(cents: number): Cart {
-  const cart = new Cart();
-  cart.add({ sku: \"MUG-01\", name: \"Mug\", unitPriceCents: cents, quantity: 1 });
-  return cart;
-}
-
-describe(\"checkout\", () => {
-  it(\"charges shipping below the free shipping threshold\", () => {
-    expect(checkout(cartWith(1999), \"ord_1\").shippingCents).toBe(495);
-  });
-
-  it(\"ships for free from 50.00\", () => {
-    expect(checkout(cartWith(5000), \"ord_2\").shippingCents).toBe(0);
-  });
-
-  it(\"refuses an empty cart\", () => {
-    expect(() => checkout(new Cart(), \"ord_3\")).toThrow(\"empty cart\");
-  });
-});
-";
-
-const CHECKOUT_TEST_V1_TAIL: &str = "
-  it(\"takes the discount off the total\", () => {
-    const order = checkout(cartWith(2000), \"ord_4\", \"WELCOME10\");
-    expect(order.discountCents).toBe(200);
-    expect(order.totalCents).toBe(2000 - 200 + 495);
-  });
-
-  it(\"applies free shipping after the discount\", () => {
-    const order = checkout(cartWith(5200), \"ord_5\", \"WELCOME10\");
-    expect(order.shippingCents).toBe(495);
-  });
-});
-";
-
-const DISCOUNTS_TEST: &str = "import { discountCents, findDiscount } from \"../src/discounts\";
-
-describe(\"discounts\", () => {
-  it(\"finds codes whatever their case\", () => {
-    expect(findDiscount(\" welcome10 \")?.percentOff).toBe(10);
-  });
-
-  it(\"needs the minimum subtotal\", () => {
-    expect(discountCents(findDiscount(\"SPRING25\")!, 9999)).toBe(0);
-  });
-});
-";
-
-const STORE: &str = "import { createClient } from \"redis\";
-import { Cart } from \"./cart\";
-
-const client = createClient({ url: process.env.REDIS_URL });
-
-export async function loadCart(id: string): Promise<Cart> {
-  const raw = await client.get(`cart:${id}`);
-  const cart = new Cart();
-  for (const item of raw ? JSON.parse(raw) : []) {
-    cart.add(item);
-  }
-  return cart;
-}
-
-export async function saveCart(id: string, cart: Cart): Promise<void> {
-  await client.set(`cart:${id}`, JSON.stringify(cart.lines()), { EX: 86400 });
-}
-";
+const README: &str = demo_file!("webshop/main/README.md");
+const PACKAGE_JSON: &str = demo_file!("webshop/main/package.json");
+const CI: &str = demo_file!("webshop/main/.gitlab-ci.yml");
+const CART: &str = demo_file!("webshop/main/src/cart.ts");
+const CHECKOUT: &str = demo_file!("webshop/main/src/checkout.ts");
+const SERVER: &str = demo_file!("webshop/main/src/server.ts");
+const CART_TEST: &str = demo_file!("webshop/main/test/cart.test.ts");
+const CHECKOUT_TEST: &str = demo_file!("webshop/main/test/checkout.test.ts");
+/// `feature/discount-codes`, first push.
+const CHECKOUT_V1: &str = demo_file!("webshop/feature/discount-codes/src/checkout.ts");
+const DISCOUNTS_V1: &str = demo_file!("webshop/feature/discount-codes/src/discounts.ts");
+const CHECKOUT_TEST_V1: &str = demo_file!("webshop/feature/discount-codes/test/checkout.test.ts");
+/// `feature/discount-codes`, second push.
+const DISCOUNTS_TEST: &str = demo_file!("webshop/feature/discount-codes/test/discounts.test.ts");
+const STORE: &str = demo_file!("webshop/feature/redis-carts/src/store.ts");
 
 /// The files of `main`.
 fn main_files() -> BTreeMap<String, String> {
@@ -393,8 +86,7 @@ fn discount_v1() -> BTreeMap<String, String> {
             "checkout(cart, `ord_${Date.now()}`, req.body.discountCode)",
         ),
     );
-    let test = CHECKOUT_TEST.trim_end().trim_end_matches("});").to_string() + CHECKOUT_TEST_V1_TAIL;
-    f.insert("test/checkout.test.ts".into(), test);
+    f.insert("test/checkout.test.ts".into(), CHECKOUT_TEST_V1.into());
     f
 }
 
@@ -1633,10 +1325,12 @@ fn infra() -> Project {
     let mut p = empty_project(8, "infra", 20, "demo/infra", "public", vec![1, 2]);
     p.name = "Infra".into();
     p.description = "Terraform for the demo shop's cloud resources.".into();
-    let readme = "# Infra\n\n`terraform plan` runs in CI; apply is manual.\n";
-    let main_tf = "terraform {\n  required_version = \">= 1.9\"\n}\n\nmodule \"webshop\" {\n  source   = \"./modules/app\"\n  replicas = 3\n}\n";
-    p.files.insert("README.md".into(), readme.into());
-    p.files.insert("main.tf".into(), main_tf.into());
+    p.files.insert(
+        "README.md".into(),
+        demo_file!("infra/main/README.md").into(),
+    );
+    p.files
+        .insert("main.tf".into(), demo_file!("infra/main/main.tf").into());
     let c = Commit {
         id: sha(8_001),
         title: "Initial Terraform".into(),

@@ -109,10 +109,11 @@ pub(crate) fn refuse(
 }
 
 /// The whole application: operator endpoints, metadata, sign-in, the
-/// guarded MCP endpoint.
+/// guarded MCP endpoint, whose sessions get `introduction`.
 pub fn app(
     engine: Arc<Engine>,
     settings: &HttpSettings,
+    introduction: mcp::Introduction,
     shutdown: CancellationToken,
 ) -> Result<Router, String> {
     let signin = match &settings.signin {
@@ -167,6 +168,7 @@ pub fn app(
             max_body_bytes: settings.max_body_bytes,
             sessions,
             call_timeout: Some(settings.call_timeout),
+            introduction,
             shutdown,
         },
     )
@@ -379,14 +381,18 @@ async fn access_log(request: Request, next: Next) -> Response {
 
 /// Bind, serve until SIGTERM or Ctrl-C, then stop accepting and give the
 /// calls in flight `shutdown_grace` to finish.
-pub async fn serve(engine: Arc<Engine>, settings: HttpSettings) -> Result<(), String> {
+pub async fn serve(
+    engine: Arc<Engine>,
+    settings: HttpSettings,
+    introduction: mcp::Introduction,
+) -> Result<(), String> {
     settings.check().map_err(|e| e.to_string())?;
     let listener = tokio::net::TcpListener::bind(settings.addr)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", settings.addr))?;
     let local: SocketAddr = listener.local_addr().map_err(|e| e.to_string())?;
     let shutdown = CancellationToken::new();
-    let app = app(engine, &settings, shutdown.clone())?;
+    let app = app(engine, &settings, introduction, shutdown.clone())?;
     // The address is the one line a supervisor (or a test) waits for.
     tracing::warn!(addr = %local, path = %settings.path, stateful = settings.stateful, "serving MCP over HTTP");
     let stop = CancellationToken::new();

@@ -9,6 +9,7 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use super::Introduction;
 use super::server::GitLabServer;
 use super::sessions::BoundedSessions;
 use crate::engine::Engine;
@@ -28,6 +29,8 @@ pub struct EndpointOptions {
     /// either way. None: stateless.
     pub sessions: Option<Arc<BoundedSessions>>,
     pub call_timeout: Option<Duration>,
+    /// The title and instructions every session gets.
+    pub introduction: Introduction,
     /// Cancelled when the server stops for good.
     pub shutdown: CancellationToken,
 }
@@ -37,10 +40,12 @@ pub struct EndpointOptions {
 pub fn router(engine: Arc<Engine>, path: &str, options: EndpointOptions) -> axum::Router {
     let tools = Arc::new(super::tools::tool_list(engine.tools()));
     let call_timeout = options.call_timeout;
+    let introduction = Arc::new(options.introduction);
     let factory = move || {
         Ok(GitLabServer::per_request(
             engine.clone(),
             tools.clone(),
+            introduction.clone(),
             call_timeout,
         ))
     };

@@ -1,12 +1,14 @@
 //! MCP glue: the only module that knows rmcp.
 
 pub mod http;
+mod introduction;
 mod prompts;
 mod server;
 pub mod sessions;
 mod stdio;
 pub mod tools;
 
+pub use introduction::Introduction;
 pub use server::GitLabServer;
 
 use std::sync::Arc;
@@ -18,8 +20,9 @@ use crate::engine::Engine;
 /// Serve MCP on stdin/stdout until the client disconnects.
 pub async fn serve_stdio(
     engine: Arc<Engine>,
+    introduction: Introduction,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let server = GitLabServer::new(engine);
+    let server = GitLabServer::new(engine, introduction);
     let versions = rmcp::ServerHandler::supported_protocol_versions(&server);
     let transport = rmcp::transport::IntoTransport::<RoleServer, _, _>::into_transport(
         rmcp::transport::io::stdio_pipes(),

@@ -6,14 +6,17 @@
 //! Filtering happens once, at start-up: `prune` makes a catalog holding only
 //! the allowed actions, so the tool list, the schemas, the help, the
 //! suggestions and the dispatcher never see the others. `refusal` explains a
-//! call to an action that was pruned.
+//! call to an action that was pruned; `hold` (`hold.rs`) stops a validated
+//! call that may not go as it is.
 
+mod hold;
 pub mod lockdown;
 mod patterns;
 pub mod quick_actions;
 
 use crate::catalog::{self, ActionSpec, Local, ParamSpec, Route, ToolSpec};
 
+pub use hold::Hold;
 pub use patterns::Pattern;
 
 /// How much the server may change in GitLab.

@@ -1,5 +1,6 @@
 //! The layer invariants of ARCHITECTURE.md, checked on the source: each
-//! layer uses only the layers its table allows, only `mcp/` knows rmcp,
+//! layer uses only the layers its table allows, never an edge this file
+//! forbids (whatever the table says), only `mcp/` knows rmcp,
 //! only `gitlab/client.rs` knows reqwest, `dispatch/` does no I/O, no URL
 //! is taken apart by hand, and nothing but the command line writes to
 //! stdout.
@@ -141,16 +142,80 @@ fn layer_of(file: &str) -> String {
         .to_string()
 }
 
-/// Every `crate::<layer>` a line names.
-fn crate_refs(line: &str) -> Vec<String> {
-    line.match_indices("crate::")
-        .map(|(i, _)| {
-            line[i + 7..]
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect()
-        })
-        .collect()
+/// Every layer a piece of code names with `crate::`, grouped imports
+/// included: `use crate::{config::Config, engine};` names `config` and
+/// `engine`, even across lines.
+fn crate_refs(code: &str) -> Vec<String> {
+    let ident = |text: &str| -> String {
+        text.trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut found = Vec::new();
+    for (i, _) in code.match_indices("crate::") {
+        let rest = &code[i + "crate::".len()..];
+        let Some(group) = rest.strip_prefix('{') else {
+            found.push(ident(rest));
+            continue;
+        };
+        // The group's top-level items, up to its closing brace.
+        let (mut depth, mut item_start) = (0usize, 0);
+        for (j, c) in group.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => {
+                    found.push(ident(&group[item_start..j]));
+                    break;
+                }
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    found.push(ident(&group[item_start..j]));
+                    item_start = j + 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    found.retain(|name| !name.is_empty());
+    found
+}
+
+/// Each file under `src/` but the binary's own, with the layers its code
+/// names: (file, layer, used layer).
+fn uses() -> Vec<(String, String, String)> {
+    let mut by_file: BTreeMap<String, String> = BTreeMap::new();
+    for (file, line) in code() {
+        let text = by_file.entry(file).or_default();
+        text.push_str(&line);
+        text.push('\n');
+    }
+    let mut out = Vec::new();
+    for (file, text) in by_file {
+        let layer = layer_of(&file);
+        if layer == "main" || layer == "lib" {
+            continue;
+        }
+        for used in crate_refs(&text) {
+            if used != layer {
+                out.push((file.clone(), layer.clone(), used));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn crate_refs_reads_paths_and_grouped_imports() {
+    assert_eq!(crate_refs("use crate::config::Config;"), ["config"]);
+    assert_eq!(
+        crate_refs("use crate::{\n    config::{self, Config},\n    engine,\n};"),
+        ["config", "engine"]
+    );
+    assert_eq!(
+        crate_refs("let x = crate::sandbox::NOTE; crate::mcp::serve()"),
+        ["sandbox", "mcp"]
+    );
 }
 
 #[test]
@@ -158,19 +223,13 @@ fn each_layer_uses_only_what_architecture_md_allows() {
     let edges = allowed_edges();
     let mut layers_in_src = BTreeSet::new();
     let mut violations = Vec::new();
-    for (file, line) in code() {
-        let layer = layer_of(&file);
-        if layer == "main" || layer == "lib" {
-            continue;
-        }
+    for (file, layer, used) in uses() {
         layers_in_src.insert(layer.clone());
         let Some(allowed) = edges.get(&layer) else {
             continue;
         };
-        for used in crate_refs(&line) {
-            if used != layer && !allowed.contains(&used) {
-                violations.push(format!("{file}: {layer} uses {used}: {line}"));
-            }
+        if !allowed.contains(&used) {
+            violations.push(format!("{file}: {layer} uses {used}"));
         }
     }
     let missing: Vec<&String> = layers_in_src
@@ -185,6 +244,43 @@ fn each_layer_uses_only_what_architecture_md_allows() {
         violations.is_empty(),
         "uses not allowed by ARCHITECTURE.md: {violations:#?}"
     );
+}
+
+/// Edges that ran against the layering once and were taken out: named here
+/// so that putting one back fails even if the table were edited to allow
+/// it. (layer, what it must not use, why.)
+const FORBIDDEN: &[(&str, &str, &str)] = &[
+    (
+        "engine",
+        "config",
+        "the engine is built from its own `engine::Settings`; the face's configuration is the face's business",
+    ),
+    (
+        "mcp",
+        "sandbox",
+        "the protocol layer serves whatever it is started with: the sandbox's note comes as ordinary instructions (`mcp::Introduction`)",
+    ),
+];
+
+#[test]
+fn forbidden_edges_stay_out_of_the_code_and_the_table() {
+    let found: Vec<String> = uses()
+        .into_iter()
+        .filter_map(|(file, layer, used)| {
+            let (_, _, why) = FORBIDDEN
+                .iter()
+                .find(|(from, to, _)| *from == layer && *to == used)?;
+            Some(format!("{file}: {layer} uses {used}, but {why}"))
+        })
+        .collect();
+    assert_eq!(found, Vec::<String>::new());
+    let edges = allowed_edges();
+    let allowed: Vec<String> = FORBIDDEN
+        .iter()
+        .filter(|(from, to, _)| edges.get(*from).is_some_and(|uses| uses.contains(*to)))
+        .map(|(from, to, why)| format!("ARCHITECTURE.md lets {from} use {to}, but {why}"))
+        .collect();
+    assert_eq!(allowed, Vec::<String>::new());
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! The command line: `call` and its exit statuses, `tools`, `catalog`.
+//! The command line: `call` and its exit statuses, `tools`, `catalog`, and
+//! numbers refused outside their range.
 
 use crate::common;
 
@@ -259,4 +260,72 @@ fn logs_are_text_or_json_on_stderr_or_in_a_file_never_on_stdout() {
         "{logged}"
     );
     let _ = std::fs::remove_file(file);
+}
+
+/// A number below its flag's range is refused by clap (exit 2, the flag
+/// and the range named, nothing on stdout), never raised silently; from
+/// the environment as from the command line. `--http` names no address,
+/// so a value wrongly accepted fails later, with another message.
+#[test]
+fn numbers_below_their_range_are_refused_naming_the_range() {
+    /// Arguments, a variable, and clap's message.
+    type Case<'a> = (Vec<&'a str>, Option<(&'a str, &'a str)>, &'a str);
+    let serve = ["serve", "--http", "not-an-address"];
+    let cases: Vec<Case> = vec![
+        (
+            [&serve[..], &["--max-sessions", "0"]].concat(),
+            None,
+            "invalid value '0' for '--max-sessions <MAX_SESSIONS>': 0 is not in 1..",
+        ),
+        (
+            [&serve[..], &["--max-body-bytes", "1023"]].concat(),
+            None,
+            "invalid value '1023' for '--max-body-bytes <MAX_BODY_BYTES>': 1023 is not in 1024..",
+        ),
+        (
+            serve.to_vec(),
+            Some(("GITLAB_MCP_HTTP_CALL_TIMEOUT", "0")),
+            "invalid value '0' for '--call-timeout <CALL_TIMEOUT>': 0 is not in 1..",
+        ),
+        (
+            vec!["--max-response-bytes", "100", "tools"],
+            None,
+            "invalid value '100' for '--max-response-bytes <MAX_RESPONSE_BYTES>': 100 is not in 1024..",
+        ),
+        (
+            vec!["tools"],
+            Some(("GITLAB_MCP_MAX_CONCURRENT", "0")),
+            "invalid value '0' for '--max-concurrent <MAX_CONCURRENT>': 0 is not in 1..",
+        ),
+        (
+            vec!["--timeout", "0", "tools"],
+            None,
+            "invalid value '0' for '--timeout <TIMEOUT>': 0 is not in 1..",
+        ),
+    ];
+    for (args, env, expected) in cases {
+        let mut cmd = std::process::Command::new(common::BIN);
+        cmd.env_clear().args(&args);
+        if let Some((name, value)) = env {
+            cmd.env(name, value);
+        }
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?} {env:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?} {env:?}: {stderr}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{args:?}");
+    }
+    // The bounds themselves are accepted.
+    let out = std::process::Command::new(common::BIN)
+        .env_clear()
+        .args(["--max-response-bytes", "1024", "--timeout", "1", "tools"])
+        .env("GITLAB_MCP_MAX_CONCURRENT", "1")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -15,6 +15,13 @@ async fn server_identity_and_tools_capability_in_both_lifecycles() {
         let server = info.server_info.as_ref().expect("serverInfo is sent");
         assert_eq!(server.name, "gitlab-mcp", "{lifecycle:?}");
         assert_eq!(server.version, env!("CARGO_PKG_VERSION"));
+        // No note before the instructions: this is no sandbox.
+        assert_eq!(server.title.as_deref(), Some("GitLab MCP"));
+        let instructions = info.instructions.as_deref().unwrap_or_default();
+        assert!(
+            instructions.starts_with("GitLab through a few tools"),
+            "{instructions}"
+        );
         assert!(
             info.capabilities.tools.is_some(),
             "{lifecycle:?}: tools capability on"

@@ -77,6 +77,15 @@ async fn an_mcp_session_against_the_sandbox_reads_and_writes() {
                 .unwrap_or_default()
                 .contains("SANDBOX")
         );
+        // The sandbox's note, on its own line before the usual instructions.
+        let instructions = info.instructions.clone().unwrap_or_default();
+        assert!(
+            instructions.starts_with(&format!(
+                "{}\nGitLab through a few tools",
+                gitlab_mcp::sandbox::NOTE
+            )),
+            "{instructions}"
+        );
         assert_eq!(client.list_all_tools().await.unwrap().len(), 17);
 
         let call = |tool: &str, args: Value| {
