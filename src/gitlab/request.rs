@@ -39,6 +39,26 @@ pub enum Body {
 }
 
 impl HttpRequest {
+    /// A plain GET of `path` (already encoded), for the reads a handler or
+    /// a command makes beside the catalog's one request.
+    pub fn get(path: impl Into<String>) -> Self {
+        HttpRequest {
+            method: Method::Get,
+            path: path.into(),
+            query: String::new(),
+            body: None,
+            idempotent: true,
+        }
+    }
+
+    /// The same request with `query` (already encoded `key=value` pairs).
+    pub fn with_query(self, query: impl Into<String>) -> Self {
+        HttpRequest {
+            query: query.into(),
+            ..self
+        }
+    }
+
     /// Path and query, as appended to the API root.
     pub fn path_and_query(&self) -> String {
         if self.query.is_empty() {
