@@ -14,6 +14,8 @@
 //! line both. A line's counters are its numbers on the sides it is on, and
 //! make its line code on both.
 
+#[cfg(test)]
+pub mod fixtures;
 mod parse;
 #[cfg(test)]
 mod tests;

@@ -5,6 +5,7 @@
 
 use serde_json::json;
 
+use super::fixtures::{ORDERS, README};
 use super::{Change, Counts, FileDiff, Side};
 
 /// The hunks of `text`, one header or line per line.
@@ -46,7 +47,7 @@ fn diff_texts_read_into_gitlabs_numbers_and_counters() {
     let cases: &[(&str, &str, &str)] = &[
         (
             "one hunk with each kind of line",
-            "@@ -1,3 +1,4 @@\n line one\n-line two\n+line two, changed\n+line added\n line three\n",
+            README,
             "@@ -1,3 +1,4
  1:1 (1,1) line one
 -2:. (2,2) line two
@@ -80,7 +81,11 @@ fn diff_texts_read_into_gitlabs_numbers_and_counters() {
 +.:2 (3,2) b [no newline]
 ",
         ),
-        ("an empty diff (binary, or a rename without changes)", "", ""),
+        (
+            "an empty diff (binary, or a rename without changes)",
+            "",
+            "",
+        ),
         (
             "git's binary notice",
             "Binary files a/logo.png and b/logo.png differ\n",
@@ -110,18 +115,24 @@ fn diff_texts_read_into_gitlabs_numbers_and_counters() {
         ),
         (
             "several hunks",
-            "@@ -8,4 +8,5 @@ fn refund() {\n a\n-old\n+new\n+newer\n b\n c\n@@ -30,3 +31,2 @@\n g\n-old thirty-one\n h\n",
-            "@@ -8,4 +8,5
+            ORDERS,
+            "@@ -8,7 +8,9
  8:8 (8,8) a
--9:. (9,9) old
-+.:9 (10,9) new
-+.:10 (10,10) newer
- 10:11 (10,11) b
- 11:12 (11,12) c
-@@ -30,3 +31,2
- 30:31 (30,31) g
--31:. (31,32) old thirty-one
- 32:32 (32,32) h
+ 9:9 (9,9) b
+ 10:10 (10,10) c
+-11:. (11,11) old eleven
++.:11 (12,11) new eleven
++.:12 (12,12) new twelve
++.:13 (12,13) new thirteen
+ 12:14 (12,14) d
+ 13:15 (13,15) e
+ 14:16 (14,16) f
+@@ -30,5 +32,4
+ 30:32 (30,32) g
+ 31:33 (31,33) h
+-32:. (32,34) old thirty-two
+ 33:34 (33,34) i
+ 34:35 (34,35) j
 ",
         ),
         (

@@ -189,3 +189,25 @@ fn csv(items: &[Value]) -> String {
         .collect::<Vec<_>>()
         .join(",")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_get_is_repeatable_and_carries_its_query() {
+        let request = HttpRequest::get("/projects/1/merge_requests/2/diffs");
+        assert_eq!(request.method, Method::Get);
+        assert_eq!(request.body, None);
+        assert!(request.repeatable());
+        assert_eq!(
+            request.path_and_query(),
+            "/projects/1/merge_requests/2/diffs"
+        );
+        let request = request.with_query("per_page=100");
+        assert_eq!(
+            request.path_and_query(),
+            "/projects/1/merge_requests/2/diffs?per_page=100"
+        );
+    }
+}
