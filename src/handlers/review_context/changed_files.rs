@@ -5,28 +5,17 @@ use std::fmt::Write as _;
 
 use serde_json::json;
 
-use super::PER_PAGE;
 use super::listing::Listing;
-use super::text::{json_of, more_pages, not_read};
+use super::text::{json_of, unread_pages};
 use crate::diff::{Change, Counts, FileDiff};
 use crate::gitlab::{Failed, Response};
 
 /// The files of the diffs read (the first `PER_PAGE`), with their total.
 pub(super) fn listing(diffs: &Result<Response, Failed>) -> Listing {
-    let mut listing = Listing {
-        head: String::new(),
-        lines: Vec::new(),
-        structured: Vec::new(),
-        what: "files",
-        rest: "action `diffs` lists them",
-        none: false,
-    };
+    let mut listing = Listing::new("files", "action `diffs` lists them");
     let response = match diffs {
         Ok(response) => response,
-        Err(failed) => {
-            listing.head = format!("\nchanged files: {}\n", not_read(failed));
-            return listing;
-        }
+        Err(failed) => return listing.not_read("changed files", failed),
     };
     let items = json_of(response);
     let items = items.as_array().map(Vec::as_slice).unwrap_or_default();
@@ -40,20 +29,13 @@ pub(super) fn listing(diffs: &Result<Response, Failed>) -> Listing {
             .push(json!({"file": line, "added": counts.added, "removed": counts.removed}));
         listing.lines.push(line);
     }
-    let _ = write!(
-        listing.head,
-        "\nchanged files ({}, +{} −{}",
+    listing.head = format!(
+        "\nchanged files ({}, +{} −{}{}):\n",
         items.len(),
         total.added,
-        total.removed
+        total.removed,
+        unread_pages(response, "read", "diffs")
     );
-    if let Some(more) = more_pages(response) {
-        let _ = write!(
-            listing.head,
-            "; only the first {PER_PAGE} read, {more}: action `diffs` with page=2"
-        );
-    }
-    listing.head.push_str("):\n");
     listing
 }
 

@@ -6,6 +6,9 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use super::text::not_read;
+use crate::gitlab::Failed;
+
 /// A list under a head line.
 pub(super) struct Listing {
     /// The blank line, the head and its newline; or a line saying the list
@@ -23,6 +26,24 @@ pub(super) struct Listing {
 }
 
 impl Listing {
+    /// An empty list of `what`, whose whole is at `rest`.
+    pub(super) fn new(what: &'static str, rest: &'static str) -> Self {
+        Listing {
+            head: String::new(),
+            lines: Vec::new(),
+            structured: Vec::new(),
+            what,
+            rest,
+            none: false,
+        }
+    }
+
+    /// The list `title` could not be read: one line saying why.
+    pub(super) fn not_read(mut self, title: &str, failed: &Failed) -> Self {
+        self.head = format!("\n{title}: {}\n", not_read(failed));
+        self
+    }
+
     /// The head, the first `shown` lines, and what was left out.
     pub(super) fn write(&self, out: &mut String, shown: usize, cap: usize) {
         out.push_str(&self.head);

@@ -1,11 +1,12 @@
 //! Small readings shared by the sections of `review_context`: a field's
 //! text, a username, a text cut at a number of characters, a read that
-//! failed, a list with more pages.
+//! failed, a list with more pages than were read.
 
 use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use super::PER_PAGE;
 use crate::gitlab::{Failed, GitLabError, Response};
 
 /// A string field, when it is there and not empty.
@@ -42,14 +43,17 @@ pub(super) fn json_of(response: &Response) -> Value {
     serde_json::from_slice(&response.body).unwrap_or(Value::Null)
 }
 
-/// The pagination facts of a list that may have more than was read.
-pub(super) fn more_pages(response: &Response) -> Option<String> {
+/// `; only the first 100 read, 250 in all: action `diffs` with page=2`
+/// when the list has more pages than the one read (`read` says what was
+/// read), or nothing.
+pub(super) fn unread_pages(response: &Response, read: &str, action: &str) -> String {
     let p = &response.pagination;
     if p.next_page.is_none() && p.next_link.is_none() {
-        return None;
+        return String::new();
     }
-    Some(match p.total {
+    let more = match p.total {
         Some(total) => format!("{total} in all"),
         None => "more on later pages".to_string(),
-    })
+    };
+    format!("; only the first {PER_PAGE} {read}, {more}: action `{action}` with page=2")
 }

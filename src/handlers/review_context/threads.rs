@@ -6,9 +6,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::PER_PAGE;
 use super::listing::Listing;
-use super::text::{cut_chars, json_of, more_pages, not_read, str_at, username};
+use super::text::{cut_chars, json_of, str_at, unread_pages, username};
 use crate::gitlab::{Failed, Response};
 
 /// The longest excerpt of a thread's first note.
@@ -16,39 +15,25 @@ const EXCERPT_CHARS: usize = 200;
 
 /// The unresolved threads among those read (the first `PER_PAGE`).
 pub(super) fn listing(discussions: &Result<Response, Failed>) -> Listing {
-    let mut listing = Listing {
-        head: String::new(),
-        lines: Vec::new(),
-        structured: Vec::new(),
-        what: "unresolved threads",
-        rest: "action `discussion_list` has them all",
-        none: true,
-    };
+    let mut listing = Listing::new(
+        "unresolved threads",
+        "action `discussion_list` has them all",
+    );
     let response = match discussions {
         Ok(response) => response,
-        Err(failed) => {
-            listing.head = format!("\nunresolved threads: {}\n", not_read(failed));
-            listing.none = false;
-            return listing;
-        }
+        Err(failed) => return listing.not_read("unresolved threads", failed),
     };
     let items = json_of(response);
     let items = items.as_array().map(Vec::as_slice).unwrap_or_default();
     listing.lines = items.iter().filter_map(unresolved_thread).collect();
     listing.structured = listing.lines.iter().map(|l| l.as_str().into()).collect();
-    let _ = write!(
-        listing.head,
-        "\nunresolved threads ({} of {} threads; first note, cut at {EXCERPT_CHARS} characters",
+    listing.head = format!(
+        "\nunresolved threads ({} of {} threads; first note, cut at {EXCERPT_CHARS} characters{}):\n",
         listing.lines.len(),
-        items.len()
+        items.len(),
+        unread_pages(response, "threads read", "discussion_list")
     );
-    if let Some(more) = more_pages(response) {
-        let _ = write!(
-            listing.head,
-            "; only the first {PER_PAGE} threads read, {more}: action `discussion_list` with page=2"
-        );
-    }
-    listing.head.push_str("):\n");
+    listing.none = true;
     listing
 }
 
