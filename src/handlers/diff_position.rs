@@ -64,7 +64,7 @@ pub struct LineAsk<'a> {
     pub file: &'a str,
     pub side: Side,
     pub line: u64,
-    /// The last line of a range (never `line` itself).
+    /// The last line of a range; `line` itself, or none, for one line.
     pub end_line: Option<u64>,
 }
 
@@ -120,7 +120,7 @@ pub fn place<'a>(
             })
     };
     let start = find(param(ask.side), ask.line)?;
-    let end = match ask.end_line {
+    let end = match ask.end_line.filter(|n| *n != ask.line) {
         Some(n) => {
             let end = find("end_line", n)?;
             let runs = runs(&lines, ask.side);

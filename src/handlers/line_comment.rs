@@ -48,7 +48,7 @@ fn ask(call: &ValidatedCall) -> (LineAsk<'_>, &str) {
         file: text("file"),
         side,
         line,
-        end_line: number("end_line").filter(|e| *e != line),
+        end_line: number("end_line"),
     };
     (ask, text("body"))
 }

@@ -50,6 +50,11 @@ fn each_ask_is_placed_or_refused_with_the_lines_that_can_take_one() {
             Ok("line +12 (added)"),
         ),
         (
+            // A range that ends where it starts is one line.
+            ask("src/orders.rs", Side::New, 12, Some(12)),
+            Ok("line +12 (added)"),
+        ),
+        (
             ask("src/orders.rs", Side::Old, 11, None),
             Ok("line -11 (removed)"),
         ),
