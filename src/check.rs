@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::catalog::{self, Method};
+use crate::catalog;
 use crate::engine::Settings;
 use crate::gitlab::{Client, GitLabError, HttpRequest, NetworkKind, Target};
 use crate::policy::Access;
@@ -58,16 +58,6 @@ impl Report {
             }
         );
         out
-    }
-}
-
-fn get(path: &str) -> HttpRequest {
-    HttpRequest {
-        method: Method::Get,
-        path: path.into(),
-        query: String::new(),
-        body: None,
-        idempotent: true,
     }
 }
 
@@ -160,7 +150,7 @@ pub async fn run(config: &Settings, given_url: &str) -> Report {
 /// `GET /version`: reachable, and which GitLab. False when GitLab cannot
 /// be reached at all.
 async fn version(client: &Client, target: &Target, report: &mut Report) -> bool {
-    match client.send(target, &get("/version")).await {
+    match client.send(target, &HttpRequest::get("/version")).await {
         Ok(response) => {
             let v: Value = serde_json::from_slice(&response.body).unwrap_or(Value::Null);
             let version = v["version"].as_str().unwrap_or("unknown");
@@ -211,7 +201,7 @@ async fn user(client: &Client, target: &Target, report: &mut Report) -> bool {
         report.push(Mark::Warn, "no token (GITLAB_TOKEN): only public projects are readable, and nothing can be changed");
         return false;
     }
-    match client.send(target, &get("/user")).await {
+    match client.send(target, &HttpRequest::get("/user")).await {
         Ok(response) => {
             let u: Value = serde_json::from_slice(&response.body).unwrap_or(Value::Null);
             let admin = if u["is_admin"].as_bool() == Some(true) {
@@ -252,7 +242,7 @@ async fn user(client: &Client, target: &Target, report: &mut Report) -> bool {
 /// allow under this server's policy.
 async fn token(client: &Client, target: &Target, config: &Settings, report: &mut Report) {
     let response = match client
-        .send(target, &get("/personal_access_tokens/self"))
+        .send(target, &HttpRequest::get("/personal_access_tokens/self"))
         .await
     {
         Ok(response) => response,

@@ -5,6 +5,8 @@
 //! - `dispatch`: arguments → validated call, or an error that teaches (pure).
 //! - `gitlab`: validated call → HTTP request → GitLab's answer (the only
 //!   module that knows reqwest).
+//! - `diff`: one file's diff read into hunks and lines (pure), for
+//!   `render` and `handlers`.
 //! - `render`: GitLab's answer → text for a model, within a size cap.
 //! - `policy`: what the operator allows (access, filters, confirmation,
 //!   quick actions), applied to the catalog at start-up.
@@ -21,6 +23,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod diff;
 pub mod dispatch;
 pub mod encoding;
 pub mod engine;

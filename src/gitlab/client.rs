@@ -189,14 +189,7 @@ impl Client {
     /// Whether GitLab answers at all: the status of `GET /version` (a 401
     /// is an answer too), or the failure that kept it from answering.
     pub async fn probe(&self, target: &Target) -> Result<u16, GitLabError> {
-        let request = HttpRequest {
-            method: Method::Get,
-            path: "/version".into(),
-            query: String::new(),
-            body: None,
-            idempotent: true,
-        };
-        match self.send_once(target, &request).await {
+        match self.send_once(target, &HttpRequest::get("/version")).await {
             Ok(response) => Ok(response.status),
             Err(GitLabError::Status(status)) => Ok(status.status),
             Err(error) => Err(error),

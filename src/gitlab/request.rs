@@ -39,6 +39,26 @@ pub enum Body {
 }
 
 impl HttpRequest {
+    /// A plain GET of `path` (already encoded), for the reads a handler or
+    /// a command makes beside the catalog's one request.
+    pub fn get(path: impl Into<String>) -> Self {
+        HttpRequest {
+            method: Method::Get,
+            path: path.into(),
+            query: String::new(),
+            body: None,
+            idempotent: true,
+        }
+    }
+
+    /// The same request with `query` (already encoded `key=value` pairs).
+    pub fn with_query(self, query: impl Into<String>) -> Self {
+        HttpRequest {
+            query: query.into(),
+            ..self
+        }
+    }
+
     /// Path and query, as appended to the API root.
     pub fn path_and_query(&self) -> String {
         if self.query.is_empty() {
@@ -168,4 +188,26 @@ fn csv(items: &[Value]) -> String {
         .map(|v| scalar_text(v))
         .collect::<Vec<_>>()
         .join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_get_is_repeatable_and_carries_its_query() {
+        let request = HttpRequest::get("/projects/1/merge_requests/2/diffs");
+        assert_eq!(request.method, Method::Get);
+        assert_eq!(request.body, None);
+        assert!(request.repeatable());
+        assert_eq!(
+            request.path_and_query(),
+            "/projects/1/merge_requests/2/diffs"
+        );
+        let request = request.with_query("per_page=100");
+        assert_eq!(
+            request.path_and_query(),
+            "/projects/1/merge_requests/2/diffs?per_page=100"
+        );
+    }
 }

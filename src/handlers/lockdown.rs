@@ -15,7 +15,6 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-use crate::catalog::Method;
 use crate::gitlab::{Client, GitLabError, HttpRequest, Response, Target};
 use crate::policy::lockdown::Role;
 
@@ -113,13 +112,7 @@ impl Screen {
         if self.levels.lock().expect("not poisoned").contains_key(&key) {
             return;
         }
-        let request = HttpRequest {
-            method: Method::Get,
-            path: format!("/projects/{project}/members/all/{user}"),
-            query: String::new(),
-            body: None,
-            idempotent: true,
-        };
+        let request = HttpRequest::get(format!("/projects/{project}/members/all/{user}"));
         let level = match client.send(target, &request).await {
             Ok(response) => serde_json::from_slice::<Value>(&response.body)
                 .ok()

@@ -6,6 +6,7 @@
 //! registered below.
 
 mod artifact_list;
+mod diff_position;
 mod download_link;
 mod line_comment;
 pub mod lockdown;

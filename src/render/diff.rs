@@ -1,9 +1,11 @@
-//! Diffs as text, file by file: a header with the change and its size,
-//! then the unified diff. Within the cap; the files left out are listed
-//! with how to fetch one (`file`).
+//! Diffs as text, file by file: a header with the change and its size
+//! (counted by the diff model, `crate::diff`), then the unified diff.
+//! Within the cap; the files left out are listed with how to fetch one
+//! (`file`).
 
 use super::json::names_within;
 use super::tree::Node;
+use crate::diff::FileDiff;
 
 /// Room for the names of the files a note or an error lists: a diff can
 /// have thousands of files.
@@ -13,47 +15,31 @@ const FILE_NAMES_ROOM: usize = 500;
 /// cap, under 100 bytes) and the pagination line after it.
 const CUT_NOTE_ROOM: usize = 300;
 
-/// One line per file: `src/main.rs (modified, +2 -1)`.
-fn header(d: &Node) -> String {
-    let text_of = |key: &str| d.get(key).and_then(Node::as_str);
-    let flag = |key: &str| d.get(key) == Some(&Node::Bool(true));
-    let new = text_of("new_path").unwrap_or_default();
-    let old = text_of("old_path").unwrap_or(new);
-    let change = if flag("new_file") {
-        "added"
-    } else if flag("deleted_file") {
-        "deleted"
-    } else if flag("renamed_file") {
-        "renamed"
-    } else {
-        "modified"
-    };
-    let text = text_of("diff").unwrap_or_default();
-    let added = text
-        .lines()
-        .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
-        .count();
-    let removed = text
-        .lines()
-        .filter(|l| l.starts_with('-') && !l.starts_with("---"))
-        .count();
-    let name = if change == "renamed" && old != new {
-        format!("{old} → {new}")
-    } else {
-        new.to_string()
-    };
-    format!("{name} ({change}, +{added} -{removed})")
+/// GitLab's diff object, read from the borrowed tree.
+fn file_diff<'n>(d: &'n Node<'_>) -> FileDiff<'n> {
+    FileDiff::read(
+        |key| d.get(key).and_then(Node::as_str),
+        |key| d.get(key) == Some(&Node::Bool(true)),
+    )
 }
 
-fn matches(d: &Node, file: &str) -> bool {
-    let path = |key: &str| d.get(key).and_then(Node::as_str);
-    path("new_path") == Some(file) || path("old_path") == Some(file)
+/// One line per file: `src/main.rs (modified, +2 -1)`.
+fn header(d: &FileDiff<'_>) -> String {
+    let counts = d.counts();
+    format!(
+        "{} ({}, +{} -{})",
+        d.name(),
+        d.change().as_str(),
+        counts.added,
+        counts.removed
+    )
 }
 
 /// The diffs within `cap`, or only `file`'s; `Err` when `file` is not there.
 pub fn render(diffs: &[Node], file: Option<&str>, cap: usize) -> Result<String, String> {
-    let chosen: Vec<&Node> = match file {
-        Some(f) => diffs.iter().filter(|d| matches(d, f)).collect(),
+    let diffs: Vec<FileDiff<'_>> = diffs.iter().map(file_diff).collect();
+    let chosen: Vec<&FileDiff<'_>> = match file {
+        Some(f) => diffs.iter().filter(|d| d.is_named(f)).collect(),
         None => diffs.iter().collect(),
     };
     if let Some(f) = file
@@ -77,8 +63,7 @@ pub fn render(diffs: &[Node], file: Option<&str>, cap: usize) -> Result<String, 
     let mut left_out: Vec<String> = Vec::new();
     for d in chosen {
         let head = header(d);
-        let body = d.get("diff").and_then(Node::as_str).unwrap_or_default();
-        let block = format!("=== {head}\n{body}");
+        let block = format!("=== {head}\n{}", d.text);
         if !left_out.is_empty() || out.len() + block.len() + 1 > room {
             if out.is_empty() {
                 // A single diff over the cap: show its start.
