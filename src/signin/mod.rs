@@ -15,6 +15,7 @@
 
 mod authorize;
 mod clients;
+mod errors;
 mod fetch;
 mod pages;
 mod payloads;
@@ -33,6 +34,7 @@ use serde_json::json;
 use crate::gitlab::oauth::OAuthApp;
 use crate::gitlab::{Client, ClientSettings};
 use crate::secret::Secret;
+pub use errors::error_body;
 pub use fetch::FetchPolicy;
 pub use seal::{KeyError, Sealer};
 pub use token::TokenProblem;
