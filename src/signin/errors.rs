@@ -311,7 +311,9 @@ mod tests {
                 r#"{"error":"invalid_redirect_uri","error_description":"give at least one redirect URI"}"#,
             ),
             (
-                RegistrationError::InvalidClientMetadata("grant type `password` is not supported".into()),
+                RegistrationError::InvalidClientMetadata(
+                    "grant type `password` is not supported".into(),
+                ),
                 r#"{"error":"invalid_client_metadata","error_description":"grant type `password` is not supported"}"#,
             ),
         ] {

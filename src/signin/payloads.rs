@@ -173,7 +173,9 @@ mod tests {
         };
         assert_eq!(
             serde_json::to_string(&client).unwrap(),
-            wire(serde_json::json!({"r": ["https://app.example/cb"], "n": "App", "conf": true, "iat": 7}))
+            wire(
+                serde_json::json!({"r": ["https://app.example/cb"], "n": "App", "conf": true, "iat": 7})
+            )
         );
         let state = State {
             req: request(),

@@ -978,7 +978,10 @@ async fn the_token_endpoint_answers_each_mistake_with_its_oauth_error() {
         Some("Basic realm=\"gitlab-mcp\"")
     );
     assert!(
-        !fake.requests().iter().any(|r| r.raw_path.starts_with("/oauth/")),
+        !fake
+            .requests()
+            .iter()
+            .any(|r| r.raw_path.starts_with("/oauth/")),
         "nothing reached GitLab's OAuth endpoints: {:?}",
         fake.requests()
     );
