@@ -219,25 +219,9 @@ fn closing(mut response: Response) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::signin::TokenProblem;
+    use crate::signin::{TokenProblem, assert_response};
 
     const METADATA: &str = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
-
-    /// Status, headers (sorted, but `content-length`) and body.
-    async fn parts(response: Response) -> (u16, Vec<(String, String)>, String) {
-        let status = response.status().as_u16();
-        let mut headers: Vec<(String, String)> = response
-            .headers()
-            .iter()
-            .filter(|(k, _)| *k != header::CONTENT_LENGTH)
-            .map(|(k, v)| (k.to_string(), v.to_str().unwrap().to_string()))
-            .collect();
-        headers.sort();
-        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
-            .await
-            .unwrap();
-        (status, headers, String::from_utf8(body.to_vec()).unwrap())
-    }
 
     fn denied(denied: Denied) -> Refusal {
         Refusal::Denied {
@@ -248,16 +232,17 @@ mod tests {
 
     #[tokio::test]
     async fn each_refusal_has_its_status_headers_and_body() {
-        let json = ("content-type", "application/json");
-        let close = ("connection", "close");
-        let cases: Vec<(Refusal, u16, Vec<(&str, &str)>, &str)> = vec![
+        const JSON: (&str, &str) = ("content-type", "application/json");
+        const CLOSE: (&str, &str) = ("connection", "close");
+        type Headers = &'static [(&'static str, &'static str)];
+        let cases: [(Refusal, u16, Headers, &str); 9] = [
             (
                 denied(Denied::Unauthenticated(
                     "this server requires your own GitLab token",
                 )),
                 401,
-                vec![
-                    json,
+                &[
+                    JSON,
                     (
                         "www-authenticate",
                         "Bearer resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\"",
@@ -268,8 +253,8 @@ mod tests {
             (
                 denied(Denied::InvalidToken(TokenProblem::Expired)),
                 401,
-                vec![
-                    json,
+                &[
+                    JSON,
                     (
                         "www-authenticate",
                         "Bearer error=\"invalid_token\", error_description=\"the access token has expired: refresh it\", resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\"",
@@ -280,19 +265,19 @@ mod tests {
             (
                 denied(Denied::GitLabUrl("https://evil.example".into())),
                 403,
-                vec![json],
+                &[JSON],
                 r#"{"error":"forbidden","error_description":"`https://evil.example` is not a GitLab this server may reach; nothing was sent"}"#,
             ),
             (
                 Refusal::HostOrOrigin("Origin `https://evil.example` is not allowed".into()),
                 403,
-                vec![close, json],
+                &[CLOSE, JSON],
                 r#"{"error":"forbidden","error_description":"Origin `https://evil.example` is not allowed"}"#,
             ),
             (
                 Refusal::BodyTooLarge { limit: 1024 },
                 413,
-                vec![close, json],
+                &[CLOSE, JSON],
                 r#"{"error":"payload_too_large","error_description":"the request body is over 1024 bytes, this server's limit"}"#,
             ),
             (
@@ -300,39 +285,31 @@ mod tests {
                     timeout: Duration::from_secs(10),
                 },
                 408,
-                vec![close, json],
+                &[CLOSE, JSON],
                 r#"{"error":"request_timeout","error_description":"the request body took over 10 s to arrive"}"#,
             ),
             (
                 Refusal::Busy(Full::Server),
                 503,
-                vec![json, ("retry-after", "1")],
+                &[JSON, ("retry-after", "1")],
                 r#"{"error":"too_many_requests","error_description":"this server is serving as many requests as it may; retry shortly"}"#,
             ),
             (
                 Refusal::Busy(Full::Credential),
                 429,
-                vec![json, ("retry-after", "1")],
+                &[JSON, ("retry-after", "1")],
                 r#"{"error":"too_many_requests","error_description":"this token has as many requests in flight as it may; retry shortly"}"#,
             ),
             (
                 Refusal::SessionsFull,
                 503,
-                vec![json, ("retry-after", "5")],
+                &[JSON, ("retry-after", "5")],
                 r#"{"error":"too_many_sessions","error_description":"this server holds as many sessions as it may; retry shortly, or use protocol 2026-07-28, which needs none"}"#,
             ),
         ];
         for (refusal, status, headers, body) in cases {
-            let name = format!("{refusal:?}");
-            let headers = headers
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            assert_eq!(
-                parts(refusal.into_response()).await,
-                (status, headers, body.to_string()),
-                "{name}"
-            );
+            let what = format!("{refusal:?}");
+            assert_response(refusal.into_response(), status, headers, body, &what).await;
         }
     }
 

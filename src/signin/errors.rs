@@ -187,34 +187,48 @@ impl IntoResponse for RegistrationError {
     }
 }
 
+/// Asserts a response's status, headers (all but `content-length`, in
+/// any order) and body: what the `IntoResponse` tests compare.
+#[cfg(test)]
+pub async fn assert_response(
+    response: Response,
+    status: u16,
+    headers: &[(&str, &str)],
+    body: &str,
+    what: &str,
+) {
+    let got_status = response.status().as_u16();
+    let mut got_headers: Vec<(String, String)> = response
+        .headers()
+        .iter()
+        .filter(|(k, _)| *k != header::CONTENT_LENGTH)
+        .map(|(k, v)| (k.to_string(), v.to_str().unwrap().to_string()))
+        .collect();
+    got_headers.sort();
+    let mut headers: Vec<(String, String)> = headers
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    headers.sort();
+    let got_body = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            got_status,
+            got_headers,
+            String::from_utf8(got_body.to_vec()).unwrap()
+        ),
+        (status, headers, body.to_string()),
+        "{what}"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::gitlab::GitLabError;
     use crate::gitlab::NetworkKind;
-
-    /// Status, the headers that matter and the body of a response.
-    async fn parts(response: Response) -> (u16, Vec<(String, String)>, String) {
-        let status = response.status().as_u16();
-        let mut headers: Vec<(String, String)> = response
-            .headers()
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_str().unwrap().to_string()))
-            .filter(|(k, _)| k != "content-length")
-            .collect();
-        headers.sort();
-        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
-            .await
-            .unwrap();
-        (status, headers, String::from_utf8(body.to_vec()).unwrap())
-    }
-
-    fn headers(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
 
     const JSON_NO_STORE: &[(&str, &str)] = &[
         ("cache-control", "no-store"),
@@ -269,38 +283,29 @@ mod tests {
             ),
         ];
         for (error, status, body) in cases {
-            let name = format!("{error:?}");
-            assert_eq!(
-                parts(error.into_response()).await,
-                (status, headers(JSON_NO_STORE), body.to_string()),
-                "{name}"
-            );
+            let what = format!("{error:?}");
+            assert_response(error.into_response(), status, JSON_NO_STORE, body, &what).await;
         }
     }
 
     #[tokio::test]
     async fn a_client_that_tried_basic_is_challenged_to_try_again() {
-        let (status, got, body) = parts(
-            OAuthError::InvalidClient {
-                description: "the client secret is wrong or missing".into(),
-                basic: true,
-            }
-            .into_response(),
-        )
-        .await;
-        assert_eq!(status, 401);
-        assert_eq!(
-            got,
-            headers(&[
+        let error = OAuthError::InvalidClient {
+            description: "the client secret is wrong or missing".into(),
+            basic: true,
+        };
+        assert_response(
+            error.into_response(),
+            401,
+            &[
                 ("cache-control", "no-store"),
                 ("content-type", "application/json"),
                 ("www-authenticate", "Basic realm=\"gitlab-mcp\""),
-            ])
-        );
-        assert_eq!(
-            body,
-            r#"{"error":"invalid_client","error_description":"the client secret is wrong or missing"}"#
-        );
+            ],
+            r#"{"error":"invalid_client","error_description":"the client secret is wrong or missing"}"#,
+            "basic",
+        )
+        .await;
     }
 
     #[tokio::test]
@@ -317,14 +322,9 @@ mod tests {
                 r#"{"error":"invalid_client_metadata","error_description":"grant type `password` is not supported"}"#,
             ),
         ] {
-            assert_eq!(
-                parts(error.into_response()).await,
-                (
-                    400,
-                    headers(&[("content-type", "application/json")]),
-                    body.to_string()
-                )
-            );
+            let what = format!("{error:?}");
+            let json = [("content-type", "application/json")];
+            assert_response(error.into_response(), 400, &json, body, &what).await;
         }
     }
 

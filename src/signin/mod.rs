@@ -34,6 +34,8 @@ use serde_json::json;
 use crate::gitlab::oauth::OAuthApp;
 use crate::gitlab::{Client, ClientSettings};
 use crate::secret::Secret;
+#[cfg(test)]
+pub use errors::assert_response;
 pub use errors::error_body;
 pub use fetch::FetchPolicy;
 pub use seal::{KeyError, Sealer};
