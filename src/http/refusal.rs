@@ -18,7 +18,7 @@ use crate::metrics;
 use crate::signin::error_body;
 
 /// Why a request does not reach rmcp.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Refusal {
     /// 401 or 403 from the caller's headers (`credentials.rs`); a 401's
     /// challenge points to `resource_metadata` (RFC 9728 §5.1).

@@ -38,7 +38,7 @@ pub fn error_body(status: StatusCode, code: &str, description: &str) -> Response
 /// RFC 6749's `unauthorized_client` and `invalid_scope` never arise here:
 /// every client may use both grants, and the scope is the one the
 /// operator's GitLab application grants.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub enum OAuthError {
     /// 400 `invalid_request`: a parameter is missing or repeated, or the
     /// body is not a form.
@@ -94,10 +94,10 @@ impl OAuthError {
         }
     }
 
-    pub fn description(&self) -> Cow<'static, str> {
+    pub fn description(&self) -> Cow<'_, str> {
         match self {
             OAuthError::InvalidRequest(d) | OAuthError::InvalidClient { description: d, .. } => {
-                d.clone()
+                Cow::Borrowed(d)
             }
             OAuthError::InvalidGrant(d) => Cow::Borrowed(d),
             OAuthError::UnsupportedGrantType(grant) => {
@@ -168,7 +168,7 @@ impl From<GitLabRefusal> for OAuthError {
 }
 
 /// A refused dynamic client registration (RFC 7591 §3.2.2): 400.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum RegistrationError {
     /// `invalid_redirect_uri`: missing, or neither https nor loopback http.
     InvalidRedirectUri(Cow<'static, str>),

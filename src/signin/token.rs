@@ -14,6 +14,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::{Form, Json};
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use super::errors::OAuthError;
@@ -195,6 +196,19 @@ impl Signin {
         Ok(client_id)
     }
 
+    /// The grant (a code, a refresh token) this server sealed for
+    /// `purpose`, or `invalid_grant` saying `otherwise`.
+    fn open_grant<T: DeserializeOwned>(
+        &self,
+        purpose: &str,
+        sealed: Option<&str>,
+        otherwise: &'static str,
+    ) -> Result<T, OAuthError> {
+        sealed
+            .and_then(|s| self.sealer.open(purpose, s).ok())
+            .ok_or(OAuthError::InvalidGrant(otherwise))
+    }
+
     /// `authorization_code`: this server's code, checked against the
     /// request it was issued for, then GitLab's code inside exchanged.
     async fn code_grant(&self, client_id: &str, form: &TokenRequest) -> Result<Tokens, OAuthError> {
@@ -206,13 +220,11 @@ impl Signin {
     }
 
     fn open_code(&self, client_id: &str, form: &TokenRequest) -> Result<Code, OAuthError> {
-        let code: Code = form
-            .code
-            .as_deref()
-            .and_then(|c| self.sealer.open(payloads::CODE, c).ok())
-            .ok_or(OAuthError::InvalidGrant(
-                "the code is not one this server issued",
-            ))?;
+        let code: Code = self.open_grant(
+            payloads::CODE,
+            form.code.as_deref(),
+            "the code is not one this server issued",
+        )?;
         let request = &code.req;
         if code.exp < now() {
             return Err(OAuthError::InvalidGrant("the code has expired"));
@@ -251,13 +263,11 @@ impl Signin {
         client_id: &str,
         form: &TokenRequest,
     ) -> Result<Tokens, OAuthError> {
-        let refresh: Refresh = form
-            .refresh_token
-            .as_deref()
-            .and_then(|t| self.sealer.open(payloads::REFRESH, t).ok())
-            .ok_or(OAuthError::InvalidGrant(
-                "the refresh token is not one this server issued",
-            ))?;
+        let refresh: Refresh = self.open_grant(
+            payloads::REFRESH,
+            form.refresh_token.as_deref(),
+            "the refresh token is not one this server issued",
+        )?;
         if refresh.exp < now()
             || !constant_time_eq(&refresh.client_id, client_id)
             || refresh.aud != self.resource
