@@ -5,6 +5,9 @@
 
 use std::borrow::Cow;
 
+use base64::Engine as _;
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig, general_purpose};
 use serde_json::Value;
 
 /// The text GitLab receives for a scalar: strings unquoted, anything else
@@ -64,46 +67,40 @@ pub fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// URL-safe base64 without padding (RFC 4648 §5), as tokens and PKCE use it.
+/// Tokens, sealed values and PKCE (RFC 7636 §4.2): URL-safe alphabet, no
+/// padding (RFC 4648 §5).
+const BASE64URL: GeneralPurpose = general_purpose::URL_SAFE_NO_PAD;
+
+/// Contents (an upload's `content`, GitLab's file `content`) and HTTP Basic
+/// credentials: the standard alphabet (RFC 4648 §4), padding written or
+/// not, as both are common.
+const BASE64: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// URL-safe base64 without padding, as tokens and PKCE use it.
 pub fn encode_base64url(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = (u32::from(chunk[0]) << 16)
-            | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*chunk.get(2).unwrap_or(&0));
-        let sextets = chunk.len() + 1;
-        for i in 0..sextets {
-            out.push(ALPHABET[((n >> (18 - 6 * i)) & 0x3f) as usize] as char);
-        }
-    }
-    out
+    BASE64URL.encode(bytes)
 }
 
-/// Standard or URL-safe base64, padding optional, whitespace ignored.
+/// The bytes of URL-safe base64 without padding; `None` for any other
+/// spelling. Each value has one spelling: padding, a dangling character
+/// and unused bits set in the last character are all refused.
+pub fn decode_base64url(text: &str) -> Option<Vec<u8>> {
+    BASE64URL.decode(text).ok()
+}
+
+/// The bytes of standard base64, padding optional, line breaks and other
+/// ASCII whitespace ignored (encoders wrap lines at 76 or 60 characters).
+/// Canonical only: unused bits set in the last character are refused.
 pub fn decode_base64(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let mut buffer = 0u32;
-    let mut bits = 0;
-    for c in text.bytes().filter(|b| !b.is_ascii_whitespace()) {
-        let value = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            b'=' => break,
-            _ => return None,
-        };
-        buffer = (buffer << 6) | u32::from(value);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((buffer >> bits) as u8);
-            buffer &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
+    let text: Cow<'_, str> = if text.bytes().any(|b| b.is_ascii_whitespace()) {
+        Cow::Owned(text.split_ascii_whitespace().collect())
+    } else {
+        Cow::Borrowed(text)
+    };
+    BASE64.decode(text.as_bytes()).ok()
 }
 
 #[cfg(test)]
@@ -117,10 +114,14 @@ mod tests {
     }
 
     #[test]
-    fn base64_decodes_with_and_without_padding() {
+    fn base64_decodes_with_and_without_padding_and_across_lines() {
         assert_eq!(decode_base64("aGVsbG8=").unwrap(), b"hello");
         assert_eq!(decode_base64("aGVsbG8").unwrap(), b"hello");
-        assert!(decode_base64("not base64!").is_none());
+        assert_eq!(decode_base64("aGVs\r\nbG8=\n").unwrap(), b"hello");
+        assert_eq!(decode_base64("+/+/").unwrap(), b"\xfb\xff\xbf");
+        assert_eq!(decode_base64("not base64!"), None);
+        // The URL-safe alphabet is another format.
+        assert_eq!(decode_base64("-_-_"), None);
     }
 
     #[test]
@@ -136,10 +137,27 @@ mod tests {
         for bytes in [&b""[..], b"a", b"ab", b"abc", b"\xff\xfe\x00\x01binary"] {
             let text = encode_base64url(bytes);
             assert!(!text.contains(['+', '/', '=']));
-            assert_eq!(decode_base64(&text).unwrap(), bytes);
+            assert_eq!(decode_base64url(&text).unwrap(), bytes);
         }
-        // RFC 7636 appendix B's verifier and challenge.
         assert_eq!(encode_base64url(b"hello"), "aGVsbG8");
+    }
+
+    /// One spelling per value: the lenient decoder this replaced read all
+    /// of these as `hello`, so a sealed value had several spellings.
+    #[test]
+    fn base64url_refuses_every_non_canonical_spelling() {
+        assert_eq!(decode_base64url("aGVsbG8").unwrap(), b"hello");
+        // `8` is 111100: the last two bits are unused. `9` (111101) and `-`
+        // (111110) set them.
+        assert_eq!(decode_base64url("aGVsbG9"), None);
+        assert_eq!(decode_base64url("aGVsbG-"), None);
+        assert_eq!(decode_base64("aGVsbG9="), None);
+        // Padding, a dangling character, the standard alphabet, whitespace.
+        assert_eq!(decode_base64url("aGVsbG8="), None);
+        assert_eq!(decode_base64url("aGVsbG8A"), Some(b"hello\0".to_vec()));
+        assert_eq!(decode_base64url("aGVsbG8AQ"), None);
+        assert_eq!(decode_base64url("+/+/"), None);
+        assert_eq!(decode_base64url("aGVs bG8"), None);
     }
 
     #[test]

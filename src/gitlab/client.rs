@@ -208,24 +208,11 @@ impl Client {
             api_root: url.to_string(),
             credentials: None,
         };
-        let mut body = String::new();
-        for (k, v) in form {
-            if !body.is_empty() {
-                body.push('&');
-            }
-            crate::encoding::percent_encode_into(&mut body, k);
-            body.push('=');
-            crate::encoding::percent_encode_into(&mut body, v);
-        }
         let answer = self
             .http
             .post(url)
-            .header(
-                reqwest::header::CONTENT_TYPE,
-                "application/x-www-form-urlencoded",
-            )
             .header(reqwest::header::ACCEPT, "application/json")
-            .body(body)
+            .form(form)
             .send()
             .await
             .map_err(|e| network_error(&e, &target))?;
@@ -454,21 +441,8 @@ fn retry_after(retry_after: Option<&str>, reset: Option<&str>) -> Option<Duratio
     Some(Duration::from_secs(reset.saturating_sub(now)))
 }
 
-/// Words in an error chain that only a TLS failure produces (rustls's
-/// errors, in their display and debug forms).
-const TLS_SIGNS: &[&str] = &[
-    "certificate",
-    "tls",
-    "handshake",
-    "invalid peer",
-    "invalidmessage",
-    "invalidcontenttype",
-    "alertreceived",
-    "peerincompatible",
-    "unknownissuer",
-];
-
-/// Which network failure this is, from reqwest's flags and the error chain.
+/// Which network failure this is: reqwest's own flags for timeouts and
+/// DNS, else the first error in its `source()` chain whose type tells.
 fn classify(error: &reqwest::Error) -> NetworkKind {
     if error.is_timeout() {
         return if error.is_connect() {
@@ -477,36 +451,241 @@ fn classify(error: &reqwest::Error) -> NetworkKind {
             NetworkKind::Timeout
         };
     }
-    let mut chain = String::new();
-    let mut source = error.source();
-    while let Some(e) = source {
-        if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            match io.kind() {
-                std::io::ErrorKind::ConnectionRefused => return NetworkKind::Refused,
-                std::io::ErrorKind::TimedOut => return NetworkKind::Timeout,
-                _ => {}
-            }
-        }
-        chain.push_str(&e.to_string().to_ascii_lowercase());
-        chain.push(' ');
-        chain.push_str(&format!("{e:?}").to_ascii_lowercase());
-        chain.push('\n');
-        source = e.source();
+    if error.is_dns() {
+        return NetworkKind::Dns;
     }
-    tracing::debug!(%chain, "network error");
-    if chain.contains("dns error")
-        || chain.contains("failed to lookup address")
-        || chain.contains("name or service not known")
-    {
-        NetworkKind::Dns
-    } else if TLS_SIGNS.iter().any(|sign| chain.contains(sign)) {
-        NetworkKind::Tls
-    } else if chain.contains("connection refused") {
-        NetworkKind::Refused
-    } else if error.is_connect() || error.is_request() || error.is_body() || error.is_decode() {
+    let chain = || std::iter::successors(error.source(), |&cause| cause.source());
+    if let Some(kind) = chain().find_map(kind_of) {
+        return kind;
+    }
+    let causes: Vec<String> = chain().map(ToString::to_string).collect();
+    tracing::debug!(?causes, "network error of no known kind");
+    if error.is_connect() || error.is_request() || error.is_body() || error.is_decode() {
         // A body that broke off midway is a decode error when read.
         NetworkKind::Connection
     } else {
         NetworkKind::Other
+    }
+}
+
+/// What one error of the chain says, if its type tells.
+fn kind_of(cause: &(dyn std::error::Error + 'static)) -> Option<NetworkKind> {
+    if cause.is::<rustls::Error>() {
+        return Some(NetworkKind::Tls);
+    }
+    if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+        // An `io::Error`'s `source()` skips the error it carries: tokio-rustls
+        // carries rustls's (a bad certificate, an alert, bytes that are not
+        // TLS) in one, which reqwest wraps in another. So it is looked into
+        // here, before its own kind.
+        let inner = io.get_ref();
+        if let Some(kind) = inner.and_then(|e| kind_of(e)) {
+            return Some(kind);
+        }
+        return match io.kind() {
+            std::io::ErrorKind::ConnectionRefused => Some(NetworkKind::Refused),
+            std::io::ErrorKind::TimedOut => Some(NetworkKind::Timeout),
+            // The one text match: a peer that hangs up during the TLS
+            // handshake gets tokio-rustls's `io::Error` of kind
+            // `UnexpectedEof` whose payload is only the message `tls
+            // handshake eof`; no type says it happened in the handshake.
+            std::io::ErrorKind::UnexpectedEof
+                if inner.is_some_and(|e| e.to_string() == "tls handshake eof") =>
+            {
+                Some(NetworkKind::Tls)
+            }
+            std::io::ErrorKind::ConnectionReset
+            | std::io::ErrorKind::ConnectionAborted
+            | std::io::ErrorKind::BrokenPipe
+            | std::io::ErrorKind::UnexpectedEof => Some(NetworkKind::Connection),
+            _ => None,
+        };
+    }
+    if let Some(hyper) = cause.downcast_ref::<hyper::Error>()
+        && (hyper.is_incomplete_message() || hyper.is_closed() || hyper.is_canceled())
+    {
+        return Some(NetworkKind::Connection);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::{TcpListener, TcpStream};
+
+    use super::*;
+
+    #[test]
+    fn a_cause_tells_its_kind_by_its_type_not_its_words() {
+        let in_io = |e: rustls::Error| io::Error::new(io::ErrorKind::InvalidData, e);
+        let cases: Vec<(
+            Box<dyn std::error::Error + Send + Sync>,
+            Option<NetworkKind>,
+        )> = vec![
+            (
+                Box::new(rustls::Error::InvalidCertificate(
+                    rustls::CertificateError::UnknownIssuer,
+                )),
+                Some(NetworkKind::Tls),
+            ),
+            (
+                Box::new(in_io(rustls::Error::InvalidCertificate(
+                    rustls::CertificateError::Expired,
+                ))),
+                Some(NetworkKind::Tls),
+            ),
+            (
+                Box::new(in_io(rustls::Error::AlertReceived(
+                    rustls::AlertDescription::HandshakeFailure,
+                ))),
+                Some(NetworkKind::Tls),
+            ),
+            (
+                Box::new(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "tls handshake eof",
+                )),
+                Some(NetworkKind::Tls),
+            ),
+            (
+                Box::new(io::Error::from(io::ErrorKind::ConnectionRefused)),
+                Some(NetworkKind::Refused),
+            ),
+            (
+                Box::new(io::Error::from(io::ErrorKind::TimedOut)),
+                Some(NetworkKind::Timeout),
+            ),
+            (
+                Box::new(io::Error::from(io::ErrorKind::ConnectionReset)),
+                Some(NetworkKind::Connection),
+            ),
+            (
+                Box::new(io::Error::from(io::ErrorKind::UnexpectedEof)),
+                Some(NetworkKind::Connection),
+            ),
+            // The words the old classification looked for, in an error of
+            // no telling type: nothing.
+            (
+                Box::new(io::Error::other(
+                    "dns error: certificate handshake failed, connection refused",
+                )),
+                None,
+            ),
+            (Box::from("tls handshake eof"), None),
+        ];
+        for (cause, kind) in cases {
+            assert_eq!(kind_of(&*cause), kind, "{cause:?}");
+        }
+    }
+
+    /// A server that does `then` with its first connection; its address.
+    async fn one_connection<F, Fut>(then: F) -> String
+    where
+        F: FnOnce(TcpStream) -> Fut + Send + 'static,
+        Fut: Future<Output = ()> + Send,
+    {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        tokio::spawn(async move {
+            let (stream, _) = listener.accept().await.unwrap();
+            then(stream).await;
+        });
+        addr
+    }
+
+    /// Reads the request (or the TLS client hello).
+    async fn read_some(stream: &mut TcpStream) {
+        let mut buf = [0u8; 16 * 1024];
+        let _ = stream.read(&mut buf).await;
+    }
+
+    /// How a GET of `url` (and of its whole body) fails.
+    async fn failure(url: &str) -> NetworkKind {
+        let client = Client::new(ClientSettings {
+            request_timeout: Duration::from_millis(500),
+            ..ClientSettings::default()
+        })
+        .unwrap();
+        let error = match client.http.get(url).send().await {
+            Err(error) => error,
+            Ok(answer) => answer.bytes().await.unwrap_err(),
+        };
+        classify(&error)
+    }
+
+    #[tokio::test]
+    async fn real_failures_are_classified_from_their_error_chain() {
+        let closed = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        assert_eq!(
+            failure(&format!("http://{closed}/")).await,
+            NetworkKind::Refused
+        );
+        assert_eq!(failure("http://gitlab.invalid/").await, NetworkKind::Dns);
+
+        let plain_http = one_connection(|mut s| async move {
+            read_some(&mut s).await;
+            let _ = s
+                .write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
+                .await;
+        })
+        .await;
+        assert_eq!(
+            failure(&format!("https://{plain_http}/")).await,
+            NetworkKind::Tls,
+            "https to a plain HTTP server"
+        );
+        let (self_signed, _ca) = fake_gitlab::FakeGitLab::start_tls().await;
+        assert_eq!(
+            failure(&format!("{}/api/v4/version", self_signed.url())).await,
+            NetworkKind::Tls,
+            "a certificate of an unknown issuer"
+        );
+        let hangs_up_in_handshake = one_connection(|mut s| async move {
+            read_some(&mut s).await;
+        })
+        .await;
+        assert_eq!(
+            failure(&format!("https://{hangs_up_in_handshake}/")).await,
+            NetworkKind::Tls,
+            "a hang-up during the TLS handshake"
+        );
+
+        let hangs_up = one_connection(|mut s| async move {
+            read_some(&mut s).await;
+        })
+        .await;
+        assert_eq!(
+            failure(&format!("http://{hangs_up}/")).await,
+            NetworkKind::Connection,
+            "a hang-up before the answer"
+        );
+        let cut = one_connection(|mut s| async move {
+            read_some(&mut s).await;
+            let _ = s
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nshort")
+                .await;
+        })
+        .await;
+        assert_eq!(
+            failure(&format!("http://{cut}/")).await,
+            NetworkKind::Connection,
+            "a body cut short"
+        );
+        let silent = one_connection(|mut s| async move {
+            read_some(&mut s).await;
+            tokio::time::sleep(Duration::from_secs(5)).await;
+        })
+        .await;
+        assert_eq!(
+            failure(&format!("http://{silent}/")).await,
+            NetworkKind::Timeout,
+            "no answer within the request timeout"
+        );
     }
 }

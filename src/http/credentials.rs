@@ -36,9 +36,10 @@ pub struct Resolver {
     hasher: std::collections::hash_map::RandomState,
 }
 
-/// Why a request is refused before anything is sent.
+/// Why the caller's headers are not accepted; answered as a
+/// `Denied::Denied` (`refusal.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
+pub enum Denied {
     /// 401: credentials are missing or not accepted.
     Unauthenticated(&'static str),
     /// 401: a sign-in token that does not open, expired or is for another
@@ -73,7 +74,7 @@ impl Resolver {
         }
     }
 
-    pub fn resolve(&self, headers: &HeaderMap) -> Result<Resolved, Refusal> {
+    pub fn resolve(&self, headers: &HeaderMap) -> Result<Resolved, Denied> {
         let header = |name: &str| {
             headers
                 .get(name)
@@ -83,10 +84,9 @@ impl Resolver {
         let api_root = match GITLAB_URL_HEADERS.iter().find_map(|h| header(h)) {
             None => self.server.api_root.clone(),
             Some(url) => {
-                let root =
-                    gitlab::api_root(url).map_err(|_| Refusal::GitLabUrl(url.to_string()))?;
+                let root = gitlab::api_root(url).map_err(|_| Denied::GitLabUrl(url.to_string()))?;
                 if root != self.server.api_root && !self.allowed_gitlab.contains(&root) {
-                    return Err(Refusal::GitLabUrl(url.to_string()));
+                    return Err(Denied::GitLabUrl(url.to_string()));
                 }
                 root
             }
@@ -96,7 +96,7 @@ impl Resolver {
         let mut given = match (&self.auth.endpoint_secret, bearer) {
             (Some(secret), Some(b)) if constant_time_eq(b, secret.expose()) => None,
             (Some(_), _) => {
-                return Err(Refusal::Unauthenticated(
+                return Err(Denied::Unauthenticated(
                     "this server requires its endpoint secret as `Authorization: Bearer`",
                 ));
             }
@@ -111,22 +111,18 @@ impl Resolver {
             // for the server's GitLab only.
             Some((token, AuthScheme::Bearer)) if token.starts_with(seal::PREFIX) => {
                 let Some(signin) = &self.signin else {
-                    return Err(Refusal::Unauthenticated(
+                    return Err(Denied::Unauthenticated(
                         "sign-in is not enabled on this server",
                     ));
                 };
                 if api_root != self.server.api_root {
-                    return Err(Refusal::GitLabUrl(api_root));
+                    return Err(Denied::GitLabUrl(api_root));
                 }
-                Some(
-                    signin
-                        .credentials_of(token)
-                        .map_err(Refusal::InvalidToken)?,
-                )
+                Some(signin.credentials_of(token).map_err(Denied::InvalidToken)?)
             }
             Some((token, scheme)) => {
                 if !token.bytes().all(|b| (0x21..0x7f).contains(&b)) {
-                    return Err(Refusal::Unauthenticated(
+                    return Err(Denied::Unauthenticated(
                         "the token has characters a token cannot have",
                     ));
                 }
@@ -136,7 +132,7 @@ impl Resolver {
                 })
             }
             None if self.auth.require_client_token => {
-                return Err(Refusal::Unauthenticated(
+                return Err(Denied::Unauthenticated(
                     "this server requires your own GitLab token: send `Authorization: Bearer <token>` or `Private-Token: <token>`",
                 ));
             }
@@ -223,7 +219,7 @@ mod tests {
         let r = Resolver::new(server(), &[], auth, None);
         assert!(matches!(
             r.resolve(&headers(&[])),
-            Err(Refusal::Unauthenticated(_))
+            Err(Denied::Unauthenticated(_))
         ));
         let auth = CallerAuth {
             require_client_token: false,
@@ -253,7 +249,7 @@ mod tests {
         );
         assert!(matches!(
             r.resolve(&headers(&[("x-gitlab-url", "https://evil.example")])),
-            Err(Refusal::GitLabUrl(_))
+            Err(Denied::GitLabUrl(_))
         ));
         let got = r
             .resolve(&headers(&[(

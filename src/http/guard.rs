@@ -4,12 +4,12 @@
 //! with 403 before anything else looks at it.
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use std::sync::Arc;
 
-use super::{closing, refuse};
+use super::refusal::Refusal;
 use crate::http_url::{self, Url};
 
 /// The accepted `Host` entries and extra origins.
@@ -110,20 +110,17 @@ fn split_host(host: &str) -> (&str, Option<&str>) {
     }
 }
 
-pub async fn middleware(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
-    match guard.check(request.headers()) {
-        Ok(()) => next.run(request).await,
-        Err(reason) => {
-            tracing::info!(%reason, "request refused");
-            // Nothing of a foreign site's request is read, its body neither.
-            closing(refuse(
-                StatusCode::FORBIDDEN,
-                "forbidden",
-                &reason,
-                "host_or_origin",
-            ))
-        }
-    }
+pub async fn middleware(
+    State(guard): State<Arc<Guard>>,
+    request: Request,
+    next: Next,
+) -> Result<Response, Refusal> {
+    guard.check(request.headers()).map_err(|reason| {
+        tracing::info!(%reason, "request refused");
+        // Nothing of a foreign site's request is read, its body neither.
+        Refusal::HostOrOrigin(reason)
+    })?;
+    Ok(next.run(request).await)
 }
 
 #[cfg(test)]

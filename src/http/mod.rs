@@ -19,6 +19,7 @@ mod guard;
 mod limits;
 mod listen;
 mod ops;
+mod refusal;
 mod session_bound;
 pub mod settings;
 
@@ -27,10 +28,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::Router;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, header};
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
 use tokio_util::sync::CancellationToken;
 
@@ -39,9 +41,10 @@ use crate::mcp;
 use crate::mcp::sessions::BoundedSessions;
 use crate::metrics;
 use crate::signin::Signin;
-use credentials::{Refusal, Resolver};
+use credentials::{Resolved, Resolver};
 pub use guard::Guard;
-use limits::{Full, Limits};
+use limits::{Limits, Permit};
+use refusal::Refusal;
 pub use settings::{CallerAuth, HttpSettings, SettingsError, public_url_host};
 
 /// What every handler shares.
@@ -90,22 +93,48 @@ impl AppState {
             self.path
         )
     }
-}
 
-/// A refusal as an HTTP answer: a JSON body in OAuth's error shape, counted
-/// by reason.
-pub(crate) fn refuse(
-    status: StatusCode,
-    code: &str,
-    description: &str,
-    reason: &'static str,
-) -> Response {
-    metrics::global().refusal(reason);
-    (
-        status,
-        axum::Json(serde_json::json!({"error": code, "error_description": description})),
-    )
-        .into_response()
+    /// What the headers alone decide: the declared body size, the caller's
+    /// credentials and a place under the concurrency bounds.
+    fn admit_headers(&self, headers: &HeaderMap) -> Result<(Resolved, Permit), Refusal> {
+        let declared = headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<usize>().ok());
+        if declared.is_some_and(|n| n > self.max_body_bytes) {
+            return Err(Refusal::BodyTooLarge {
+                limit: self.max_body_bytes,
+            });
+        }
+        let resolved = self
+            .resolver
+            .resolve(headers)
+            .map_err(|denied| Refusal::Denied {
+                denied,
+                resource_metadata: self.metadata_url(headers),
+            })?;
+        let permit = self
+            .limits
+            .admit(resolved.credential_key)
+            .map_err(Refusal::Busy)?;
+        Ok((resolved, permit))
+    }
+
+    /// The body, within the bound and the deadline: a body that trickles
+    /// would otherwise hold its place under the bounds for as long as it
+    /// lasts.
+    async fn read_body(&self, body: Body) -> Result<Bytes, Refusal> {
+        let read = axum::body::to_bytes(body, self.max_body_bytes);
+        match tokio::time::timeout(self.body_timeout, read).await {
+            Ok(Ok(body)) => Ok(body),
+            Ok(Err(_)) => Err(Refusal::BodyTooLarge {
+                limit: self.max_body_bytes,
+            }),
+            Err(_) => Err(Refusal::BodyTooSlow {
+                timeout: self.body_timeout,
+            }),
+        }
+    }
 }
 
 /// The whole application: operator endpoints, metadata, sign-in, the
@@ -201,163 +230,25 @@ pub fn app(
         .layer(middleware::from_fn(access_log)))
 }
 
-/// How long the body of a refused request may take to arrive (`refused`).
-const DRAIN_TIME: Duration = Duration::from_secs(2);
-
-/// A refusal sent without reading the request's body: the connection
-/// closes after it, and the answer says so.
-pub(crate) fn closing(mut response: Response) -> Response {
-    response
-        .headers_mut()
-        .insert(header::CONNECTION, HeaderValue::from_static("close"));
-    response
-}
-
-/// A refusal of a request nobody read the body of, sent once the body is
-/// read. hyper closes a connection whose request body was neither read nor
-/// all received when the answer went out, without `Connection: close` in
-/// that answer; a client that writes the body after the headers (the
-/// Python SDK's httpx) and reuses the connection for its next request, as
-/// OAuth discovery after a 401 does, then fails with "server disconnected
-/// without sending a response". So the body (at most `limit` bytes) is
-/// read first, for at most `DRAIN_TIME`; a body that is larger, slower or
-/// broken gets the refusal with `Connection: close`.
-async fn refused(request: Request, limit: usize, response: Response) -> Response {
-    let read =
-        tokio::time::timeout(DRAIN_TIME, axum::body::to_bytes(request.into_body(), limit)).await;
-    match read {
-        Ok(Ok(_)) => response,
-        _ => closing(response),
-    }
-}
-
-fn too_large(limit: usize) -> Response {
-    refuse(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        "payload_too_large",
-        &format!("the request body is over {limit} bytes, this server's limit"),
-        "body_too_large",
-    )
-}
-
 /// Credentials, body bound and concurrency, for the MCP endpoint.
-async fn admit(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
-    let declared = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > state.max_body_bytes) {
-        return closing(too_large(state.max_body_bytes));
-    }
-    let resolved = match state.resolver.resolve(request.headers()) {
-        Ok(resolved) => resolved,
-        Err(refusal) => {
-            let response = match refusal {
-                Refusal::Unauthenticated(why) => unauthorized(&state, request.headers(), None, why),
-                Refusal::InvalidToken(problem) => unauthorized(
-                    &state,
-                    request.headers(),
-                    Some("invalid_token"),
-                    &problem.to_string(),
-                ),
-                Refusal::GitLabUrl(url) => refuse(
-                    StatusCode::FORBIDDEN,
-                    "forbidden",
-                    &format!("`{url}` is not a GitLab this server may reach; nothing was sent"),
-                    "gitlab_url",
-                ),
-            };
-            return refused(request, state.max_body_bytes, response).await;
-        }
+async fn admit(
+    State(state): State<Arc<AppState>>,
+    request: Request,
+    next: Next,
+) -> Result<Response, Refusal> {
+    let (resolved, _permit) = match state.admit_headers(request.headers()) {
+        Ok(admitted) => admitted,
+        // Decided before the body is read: answered once it is.
+        Err(refusal) => return Ok(refusal.answer(request, state.max_body_bytes).await),
     };
-    let _permit = match state.limits.admit(resolved.credential_key) {
-        Ok(permit) => permit,
-        Err(full) => {
-            let (status, what, reason) = match full {
-                Full::Server => (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "this server is serving as many requests as it may",
-                    "server_busy",
-                ),
-                Full::Credential => (
-                    StatusCode::TOO_MANY_REQUESTS,
-                    "this token has as many requests in flight as it may",
-                    "token_busy",
-                ),
-            };
-            let mut response = refuse(
-                status,
-                "too_many_requests",
-                &format!("{what}; retry shortly"),
-                reason,
-            );
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            return refused(request, state.max_body_bytes, response).await;
-        }
-    };
-    // The body is read here, within a deadline: a body that trickles would
-    // otherwise hold its place under the bounds for as long as it lasts.
     let (parts, body) = request.into_parts();
-    let body = match tokio::time::timeout(
-        state.body_timeout,
-        axum::body::to_bytes(body, state.max_body_bytes),
-    )
-    .await
-    {
-        Ok(Ok(body)) => body,
-        Ok(Err(_)) => return closing(too_large(state.max_body_bytes)),
-        Err(_) => {
-            return closing(refuse(
-                StatusCode::REQUEST_TIMEOUT,
-                "request_timeout",
-                &format!(
-                    "the request body took over {} s to arrive",
-                    state.body_timeout.as_secs()
-                ),
-                "body_too_slow",
-            ));
-        }
-    };
-    if let Some(sessions) = &state.sessions
-        && let Some(refusal) = session_bound::refusal(sessions, &parts.headers, &body).await
-    {
-        return refusal;
+    let body = state.read_body(body).await?;
+    if let Some(sessions) = &state.sessions {
+        session_bound::check(sessions, &parts.headers, &body).await?;
     }
-    let mut request = Request::from_parts(parts, axum::body::Body::from(body));
+    let mut request = Request::from_parts(parts, Body::from(body));
     request.extensions_mut().insert(resolved.target);
-    next.run(request).await
-}
-
-/// 401 with the pointer to the protected-resource metadata, and for a bad
-/// token its OAuth error (RFC 6750 §3).
-fn unauthorized(state: &AppState, headers: &HeaderMap, error: Option<&str>, why: &str) -> Response {
-    let mut response = refuse(
-        StatusCode::UNAUTHORIZED,
-        error.unwrap_or("unauthorized"),
-        why,
-        if error.is_some() {
-            "invalid_token"
-        } else {
-            "unauthenticated"
-        },
-    );
-    let mut challenge = String::from("Bearer ");
-    if let Some(error) = error {
-        challenge.push_str(&format!("error=\"{error}\", error_description=\"{why}\", "));
-    }
-    challenge.push_str(&format!(
-        "resource_metadata=\"{}\"",
-        state.metadata_url(headers)
-    ));
-    if let Ok(value) = HeaderValue::from_str(&challenge) {
-        response
-            .headers_mut()
-            .insert(header::WWW_AUTHENTICATE, value);
-    }
-    response
+    Ok(next.run(request).await)
 }
 
 /// One line per request on stderr: method, path, status, time. No header,

@@ -195,12 +195,12 @@ pub async fn authorize(
         );
     }
     let request = Request {
-        c: client.id.clone(),
-        r: redirect_uri.clone(),
-        s: p.state.clone(),
-        ch: challenge,
-        res: signin.resource.clone(),
-        sc: p.scope.clone(),
+        client_id: client.id.clone(),
+        redirect_uri: redirect_uri.clone(),
+        state: p.state.clone(),
+        code_challenge: challenge,
+        resource: signin.resource.clone(),
+        scope: p.scope.clone(),
     };
     let nonce = signin.sealer.random_text(24);
     let ticket = signin.sealer.seal(
@@ -260,8 +260,8 @@ pub async fn consent(
     let req = ticket.req;
     if form.decision != "approve" {
         return to_client(
-            &req.r,
-            req.s.as_deref(),
+            &req.redirect_uri,
+            req.state.as_deref(),
             "access_denied",
             "the user denied access",
             &signin.public_url,
@@ -272,7 +272,7 @@ pub async fn consent(
         payloads::STATE,
         &GitLabState {
             req,
-            v: verifier.clone(),
+            gitlab_verifier: verifier.clone(),
             nonce: ticket.nonce,
             exp: now() + FLOW_TTL,
         },
@@ -321,8 +321,8 @@ pub async fn callback(
                 "server_error"
             };
             to_client(
-                &req.r,
-                req.s.as_deref(),
+                &req.redirect_uri,
+                req.state.as_deref(),
                 error,
                 "GitLab did not grant access",
                 &issuer,
@@ -333,16 +333,16 @@ pub async fn callback(
                 payloads::CODE,
                 &Code {
                     req: req.clone(),
-                    g: gitlab_code.clone(),
-                    v: state.v,
+                    gitlab_code: gitlab_code.clone(),
+                    gitlab_verifier: state.gitlab_verifier,
                     exp: now() + CODE_TTL,
                 },
             );
             let mut pairs = vec![("code", code.as_str()), ("iss", issuer.as_str())];
-            if let Some(s) = req.s.as_deref() {
+            if let Some(s) = req.state.as_deref() {
                 pairs.push(("state", s));
             }
-            Redirect::to(&with_query(&req.r, &pairs)).into_response()
+            Redirect::to(&with_query(&req.redirect_uri, &pairs)).into_response()
         }
     };
     // The flow is over: forget its cookie.

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::Signin;
+use super::errors::RegistrationError;
 use super::fetch::{self, FetchError};
 use super::payloads::{self, RegisteredClient, now};
 use super::seal::PREFIX;
@@ -124,9 +125,9 @@ impl Signin {
                 .map_err(|_| ClientError::Unknown)?;
             return Ok(ClientInfo {
                 id: client_id.to_string(),
-                name: c.n,
-                redirect_uris: c.r,
-                confidential: c.conf,
+                name: c.name,
+                redirect_uris: c.redirect_uris,
+                confidential: c.confidential,
             });
         }
         if client_id.starts_with("https://") {
@@ -169,31 +170,29 @@ pub struct Registration {
     grant_types: Vec<String>,
 }
 
-fn registration_error(code: &str, description: &str) -> Response {
-    (
-        StatusCode::BAD_REQUEST,
-        Json(json!({"error": code, "error_description": description})),
-    )
-        .into_response()
-}
-
 /// `POST /register` (RFC 7591).
-pub async fn register(State(signin): State<Arc<Signin>>, body: axum::body::Bytes) -> Response {
-    let Ok(registration) = serde_json::from_slice::<Registration>(&body) else {
-        return registration_error(
-            "invalid_client_metadata",
-            "the body must be a JSON object of client metadata",
-        );
-    };
+pub async fn register(
+    State(signin): State<Arc<Signin>>,
+    body: axum::body::Bytes,
+) -> Result<Response, RegistrationError> {
+    let registration = serde_json::from_slice::<Registration>(&body).map_err(|_| {
+        RegistrationError::InvalidClientMetadata(
+            "the body must be a JSON object of client metadata".into(),
+        )
+    })?;
     if registration.redirect_uris.is_empty() {
-        return registration_error("invalid_redirect_uri", "give at least one redirect URI");
+        return Err(RegistrationError::InvalidRedirectUri(
+            "give at least one redirect URI".into(),
+        ));
     }
     if let Some(problem) = registration
         .redirect_uris
         .iter()
         .find_map(|r| redirect_host(r).err())
     {
-        return registration_error("invalid_redirect_uri", &format!("a redirect URI {problem}"));
+        return Err(RegistrationError::InvalidRedirectUri(
+            format!("a redirect URI {problem}").into(),
+        ));
     }
     let method = registration
         .token_endpoint_auth_method
@@ -202,12 +201,12 @@ pub async fn register(State(signin): State<Arc<Signin>>, body: axum::body::Bytes
         "none" => false,
         "client_secret_post" | "client_secret_basic" => true,
         other => {
-            return registration_error(
-                "invalid_client_metadata",
-                &format!(
+            return Err(RegistrationError::InvalidClientMetadata(
+                format!(
                     "token_endpoint_auth_method `{other}` is not supported (none, client_secret_post, client_secret_basic)"
-                ),
-            );
+                )
+                .into(),
+            ));
         }
     };
     if let Some(g) = registration
@@ -215,16 +214,15 @@ pub async fn register(State(signin): State<Arc<Signin>>, body: axum::body::Bytes
         .iter()
         .find(|g| !matches!(g.as_str(), "authorization_code" | "refresh_token"))
     {
-        return registration_error(
-            "invalid_client_metadata",
-            &format!("grant type `{g}` is not supported"),
-        );
+        return Err(RegistrationError::InvalidClientMetadata(
+            format!("grant type `{g}` is not supported").into(),
+        ));
     }
     let issued = now();
     let client = RegisteredClient {
-        r: registration.redirect_uris.clone(),
-        n: registration.client_name.clone(),
-        conf: confidential,
+        redirect_uris: registration.redirect_uris.clone(),
+        name: registration.client_name.clone(),
+        confidential,
         iat: issued,
     };
     let client_id = signin.sealer.seal(payloads::CLIENT, &client);
@@ -243,7 +241,7 @@ pub async fn register(State(signin): State<Arc<Signin>>, body: axum::body::Bytes
         answer["client_secret"] = json!(signin.client_secret_for(&client_id));
         answer["client_secret_expires_at"] = json!(0);
     }
-    (StatusCode::CREATED, Json(answer)).into_response()
+    Ok((StatusCode::CREATED, Json(answer)).into_response())
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@
 
 mod authorize;
 mod clients;
+mod errors;
 mod fetch;
 mod pages;
 mod payloads;
@@ -35,6 +36,9 @@ use crate::gitlab::{Client, ClientSettings, Target};
 use crate::http_url;
 use crate::secret::Secret;
 pub use clients::{RedirectError, redirect_host, redirect_registered};
+#[cfg(test)]
+pub use errors::assert_response;
+pub use errors::error_body;
 pub use fetch::FetchPolicy;
 pub use seal::{KeyError, Sealer};
 pub use token::TokenProblem;

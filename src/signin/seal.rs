@@ -17,7 +17,7 @@ use ring::rand::{SecureRandom, SystemRandom};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::encoding::{decode_base64, encode_base64url};
+use crate::encoding::{decode_base64url, encode_base64url};
 
 /// The prefix of every sealed value: tells them apart from GitLab tokens.
 pub const PREFIX: &str = "gmcp1.";
@@ -136,18 +136,8 @@ impl Sealer {
     /// The payload of a value sealed for `purpose` with one of the keys.
     pub fn open<T: DeserializeOwned>(&self, purpose: &str, sealed: &str) -> Result<T, OpenError> {
         let body = sealed.strip_prefix(PREFIX).ok_or(OpenError::Malformed)?;
-        if !body
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-        {
-            return Err(OpenError::Malformed);
-        }
-        let raw = decode_base64(body).ok_or(OpenError::Malformed)?;
-        // One spelling per value: base64's last character has bits no byte
-        // uses, and a decoder ignores them and a dangling character.
-        if encode_base64url(&raw) != body {
-            return Err(OpenError::Malformed);
-        }
+        // Strict: one spelling per value (`encoding::decode_base64url`).
+        let raw = decode_base64url(body).ok_or(OpenError::Malformed)?;
         if raw.len() < KEY_ID_LEN + NONCE_LEN + AES_256_GCM.tag_len() {
             return Err(OpenError::Malformed);
         }

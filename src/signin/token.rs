@@ -6,20 +6,23 @@
 //! receives is this server's token (audience-bound, expiring), sealed
 //! around GitLab's, never GitLab's raw token.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::Json;
 use axum::extract::State;
+use axum::extract::rejection::FormRejection;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use axum::{Form, Json};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::json;
 
+use super::errors::OAuthError;
 use super::payloads::{self, Access, Code, Refresh, now};
 use super::seal::s256;
 use super::{ACCESS_TTL, REFRESH_TTL, Signin};
 use crate::encoding::{decode_base64, percent_decode};
-use crate::gitlab::oauth::{OAuthError, Tokens};
+use crate::gitlab::oauth::Tokens;
 use crate::gitlab::{AuthScheme, Credentials};
 use crate::secret::{Secret, constant_time_eq};
 
@@ -34,51 +37,75 @@ pub enum TokenProblem {
     OtherAudience,
 }
 
-fn oauth_error(status: StatusCode, code: &str, description: &str) -> Response {
-    let mut response = (
-        status,
-        Json(json!({"error": code, "error_description": description})),
-    )
-        .into_response();
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    response
+/// The form of a token request (RFC 6749 §4.1.3, §6). Parameters this
+/// server does not use (`scope`...) are ignored; one given twice refuses
+/// the request (`OAuthError`'s `From<FormRejection>`). No `Debug`: it
+/// holds secrets.
+#[derive(Deserialize)]
+pub struct TokenRequest {
+    grant_type: Option<String>,
+    code: Option<String>,
+    redirect_uri: Option<String>,
+    code_verifier: Option<String>,
+    refresh_token: Option<String>,
+    resource: Option<String>,
+    client_id: Option<String>,
+    client_secret: Option<String>,
 }
 
-/// Form fields of a token or revocation request.
-fn form(body: &[u8]) -> HashMap<String, String> {
-    String::from_utf8_lossy(body)
-        .split('&')
-        .filter_map(|pair| pair.split_once('='))
-        .map(|(k, v)| (percent_decode(k), percent_decode(v)))
-        .collect()
+/// The form of a revocation request (RFC 7009 §2.1).
+#[derive(Deserialize)]
+pub struct RevocationRequest {
+    token: Option<String>,
 }
 
-/// `client_id`/`client_secret` from HTTP Basic or the form.
-fn client_credentials(
-    headers: &HeaderMap,
-    form: &HashMap<String, String>,
-) -> (Option<String>, Option<String>) {
-    let basic = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Basic ")
-                .or_else(|| v.strip_prefix("basic "))
-        })
-        .and_then(|b| decode_base64(b.trim()))
-        .and_then(|b| String::from_utf8(b).ok())
-        .and_then(|pair| {
-            pair.split_once(':')
-                .map(|(id, secret)| (percent_decode(id), percent_decode(secret)))
-        });
-    match basic {
-        Some((id, secret)) => (Some(id), Some(secret)),
-        None => (
-            form.get("client_id").cloned(),
-            form.get("client_secret").cloned(),
-        ),
+/// The client's credentials: from HTTP Basic, else from the form.
+struct ClientCredentials {
+    id: Option<String>,
+    secret: Option<String>,
+    /// The client sent `Authorization: Basic` (readable or not).
+    basic: bool,
+}
+
+impl ClientCredentials {
+    fn of(headers: &HeaderMap, form: &TokenRequest) -> Self {
+        let header = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| {
+                v.strip_prefix("Basic ")
+                    .or_else(|| v.strip_prefix("basic "))
+            });
+        // RFC 6749 §2.3.1: the id and secret are form-encoded, then joined.
+        let pair = header
+            .and_then(|b| decode_base64(b.trim()))
+            .and_then(|b| String::from_utf8(b).ok())
+            .and_then(|pair| {
+                pair.split_once(':')
+                    .map(|(id, secret)| (percent_decode(id), percent_decode(secret)))
+            });
+        match pair {
+            Some((id, secret)) => ClientCredentials {
+                id: Some(id),
+                secret: Some(secret),
+                basic: true,
+            },
+            None => ClientCredentials {
+                id: form.client_id.clone(),
+                secret: form.client_secret.clone(),
+                basic: header.is_some(),
+            },
+        }
+    }
+}
+
+/// A resource named in the request, if any, must be `expected` (RFC 8707
+/// §2.2: a refresh may name it too, and the MCP specification has clients
+/// send it).
+fn check_resource(requested: Option<&str>, expected: &str) -> Result<(), OAuthError> {
+    match requested {
+        Some(r) if r.trim_end_matches('/') != expected => Err(OAuthError::InvalidTarget),
+        _ => Ok(()),
     }
 }
 
@@ -96,7 +123,7 @@ impl Signin {
             return Err(TokenProblem::Expired);
         }
         Ok(Credentials {
-            token: Secret::new(access.t),
+            token: Secret::new(access.gitlab_token),
             scheme: AuthScheme::Bearer,
         })
     }
@@ -108,8 +135,8 @@ impl Signin {
             payloads::ACCESS,
             &Access {
                 aud: self.resource.clone(),
-                c: client_id.to_string(),
-                t: tokens.access_token.expose().to_string(),
+                client_id: client_id.to_string(),
+                gitlab_token: tokens.access_token.expose().to_string(),
                 exp: now() + lifetime,
             },
         );
@@ -123,8 +150,8 @@ impl Signin {
                 payloads::REFRESH,
                 &Refresh {
                     aud: self.resource.clone(),
-                    c: client_id.to_string(),
-                    t: refresh.expose().to_string(),
+                    client_id: client_id.to_string(),
+                    gitlab_refresh_token: refresh.expose().to_string(),
                     exp: now() + REFRESH_TTL,
                 },
             ));
@@ -138,34 +165,122 @@ impl Signin {
             .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         response
     }
-}
 
-fn gitlab_refused(error: OAuthError) -> Response {
-    match error {
-        OAuthError::Rejected { error, .. } if error == "invalid_grant" => oauth_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_grant",
-            "GitLab refused the grant: the code was already used or expired, or the refresh token was rotated or revoked",
-        ),
-        OAuthError::Rejected { status, .. } => {
-            tracing::warn!(
-                status,
-                "GitLab's token endpoint refused this server's application"
-            );
-            oauth_error(
-                StatusCode::BAD_GATEWAY,
-                "server_error",
-                "GitLab refused this server's application (check its client id, secret and callback URL)",
-            )
+    /// The client's id, once it is known and, if confidential, has proved
+    /// itself with its secret.
+    async fn authenticate(
+        &self,
+        headers: &HeaderMap,
+        form: &TokenRequest,
+    ) -> Result<String, OAuthError> {
+        let credentials = ClientCredentials::of(headers, form);
+        let invalid = |description: String| OAuthError::InvalidClient {
+            description: description.into(),
+            basic: credentials.basic,
+        };
+        let client_id = credentials
+            .id
+            .clone()
+            .ok_or_else(|| invalid("client_id is missing".into()))?;
+        let client = self
+            .client(&client_id)
+            .await
+            .map_err(|e| invalid(e.to_string()))?;
+        let secret_matches = credentials
+            .secret
+            .as_deref()
+            .is_some_and(|s| self.client_secret_matches(&client_id, s));
+        if client.confidential && !secret_matches {
+            return Err(invalid("the client secret is wrong or missing".into()));
         }
-        OAuthError::Unreachable(e) => {
-            tracing::warn!(error = %e, "GitLab's token endpoint is unreachable");
-            oauth_error(
-                StatusCode::BAD_GATEWAY,
-                "temporarily_unavailable",
-                "GitLab could not be reached",
-            )
+        Ok(client_id)
+    }
+
+    /// The grant (a code, a refresh token) this server sealed for
+    /// `purpose`, or `invalid_grant` saying `otherwise`.
+    fn open_grant<T: DeserializeOwned>(
+        &self,
+        purpose: &str,
+        sealed: Option<&str>,
+        otherwise: &'static str,
+    ) -> Result<T, OAuthError> {
+        sealed
+            .and_then(|s| self.sealer.open(purpose, s).ok())
+            .ok_or(OAuthError::InvalidGrant(otherwise))
+    }
+
+    /// `authorization_code`: this server's code, checked against the
+    /// request it was issued for, then GitLab's code inside exchanged.
+    async fn code_grant(&self, client_id: &str, form: &TokenRequest) -> Result<Tokens, OAuthError> {
+        let code = self.open_code(client_id, form)?;
+        Ok(self
+            .app
+            .exchange_code(&self.gitlab, &code.gitlab_code, &code.gitlab_verifier)
+            .await?)
+    }
+
+    fn open_code(&self, client_id: &str, form: &TokenRequest) -> Result<Code, OAuthError> {
+        let code: Code = self.open_grant(
+            payloads::CODE,
+            form.code.as_deref(),
+            "the code is not one this server issued",
+        )?;
+        let request = &code.req;
+        if code.exp < now() {
+            return Err(OAuthError::InvalidGrant("the code has expired"));
         }
+        if !constant_time_eq(&request.client_id, client_id) {
+            return Err(OAuthError::InvalidGrant(
+                "the code was issued to another client",
+            ));
+        }
+        if form
+            .redirect_uri
+            .as_ref()
+            .is_some_and(|r| *r != request.redirect_uri)
+        {
+            return Err(OAuthError::InvalidGrant(
+                "the redirect URI differs from the authorization request's",
+            ));
+        }
+        check_resource(form.resource.as_deref(), &request.resource)?;
+        let verified = form
+            .code_verifier
+            .as_deref()
+            .is_some_and(|v| constant_time_eq(&s256(v), &request.code_challenge));
+        if !verified {
+            return Err(OAuthError::InvalidGrant(
+                "the PKCE code verifier does not match the challenge",
+            ));
+        }
+        Ok(code)
+    }
+
+    /// `refresh_token`: this server's refresh token, checked, then GitLab's
+    /// inside refreshed (GitLab rotates it).
+    async fn refresh_grant(
+        &self,
+        client_id: &str,
+        form: &TokenRequest,
+    ) -> Result<Tokens, OAuthError> {
+        let refresh: Refresh = self.open_grant(
+            payloads::REFRESH,
+            form.refresh_token.as_deref(),
+            "the refresh token is not one this server issued",
+        )?;
+        if refresh.exp < now()
+            || !constant_time_eq(&refresh.client_id, client_id)
+            || refresh.aud != self.resource
+        {
+            return Err(OAuthError::InvalidGrant(
+                "the refresh token has expired or belongs to another client",
+            ));
+        }
+        check_resource(form.resource.as_deref(), &self.resource)?;
+        Ok(self
+            .app
+            .refresh(&self.gitlab, &refresh.gitlab_refresh_token)
+            .await?)
     }
 }
 
@@ -173,175 +288,50 @@ fn gitlab_refused(error: OAuthError) -> Response {
 pub async fn token(
     State(signin): State<Arc<Signin>>,
     headers: HeaderMap,
-    body: axum::body::Bytes,
-) -> Response {
-    let form = form(&body);
-    let (client_id, client_secret) = client_credentials(&headers, &form);
-    let Some(client_id) = client_id else {
-        return oauth_error(
-            StatusCode::UNAUTHORIZED,
-            "invalid_client",
-            "client_id is missing",
-        );
-    };
-    let client = match signin.client(&client_id).await {
-        Ok(client) => client,
-        Err(e) => return oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", &e.to_string()),
-    };
-    if client.confidential
-        && !client_secret
-            .as_deref()
-            .is_some_and(|s| signin.client_secret_matches(&client_id, s))
-    {
-        return oauth_error(
-            StatusCode::UNAUTHORIZED,
-            "invalid_client",
-            "the client secret is wrong or missing",
-        );
-    }
-    match form.get("grant_type").map(String::as_str) {
-        Some("authorization_code") => {
-            let Some(Ok(code)) = form
-                .get("code")
-                .map(|c| signin.sealer.open::<Code>(payloads::CODE, c))
-            else {
-                return oauth_error(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_grant",
-                    "the code is not one this server issued",
-                );
-            };
-            if code.exp < now() {
-                return oauth_error(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_grant",
-                    "the code has expired",
-                );
-            }
-            if !constant_time_eq(&code.req.c, &client_id) {
-                return oauth_error(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_grant",
-                    "the code was issued to another client",
-                );
-            }
-            if form.get("redirect_uri").is_some_and(|r| *r != code.req.r) {
-                return oauth_error(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_grant",
-                    "the redirect URI differs from the authorization request's",
-                );
-            }
-            if form
-                .get("resource")
-                .is_some_and(|r| r.trim_end_matches('/') != code.req.res)
-            {
-                return oauth_error(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_target",
-                    "the resource is not this server's MCP endpoint",
-                );
-            }
-            let verified = form
-                .get("code_verifier")
-                .is_some_and(|v| constant_time_eq(&s256(v), &code.req.ch));
-            if !verified {
-                return oauth_error(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_grant",
-                    "the PKCE code verifier does not match the challenge",
-                );
-            }
-            match signin
-                .app
-                .exchange_code(&signin.gitlab, &code.g, &code.v)
-                .await
-            {
-                Ok(tokens) => signin.issue(&client_id, tokens),
-                Err(e) => gitlab_refused(e),
-            }
+    form: Result<Form<TokenRequest>, FormRejection>,
+) -> Result<Response, OAuthError> {
+    let Form(form) = form?;
+    let client_id = signin.authenticate(&headers, &form).await?;
+    let tokens = match form.grant_type.as_deref() {
+        Some("authorization_code") => signin.code_grant(&client_id, &form).await?,
+        Some("refresh_token") => signin.refresh_grant(&client_id, &form).await?,
+        Some(other) => return Err(OAuthError::UnsupportedGrantType(other.to_string())),
+        None => {
+            return Err(OAuthError::InvalidRequest("grant_type is missing".into()));
         }
-        Some("refresh_token") => {
-            let Some(Ok(refresh)) = form
-                .get("refresh_token")
-                .map(|t| signin.sealer.open::<Refresh>(payloads::REFRESH, t))
-            else {
-                return oauth_error(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_grant",
-                    "the refresh token is not one this server issued",
-                );
-            };
-            if refresh.exp < now()
-                || !constant_time_eq(&refresh.c, &client_id)
-                || refresh.aud != signin.resource
-            {
-                return oauth_error(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_grant",
-                    "the refresh token has expired or belongs to another client",
-                );
-            }
-            // RFC 8707 §2.2: a refresh may name the resource too (the
-            // MCP specification has clients send it); only this one.
-            if form
-                .get("resource")
-                .is_some_and(|r| r.trim_end_matches('/') != signin.resource)
-            {
-                return oauth_error(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_target",
-                    "the resource is not this server's MCP endpoint",
-                );
-            }
-            match signin.app.refresh(&signin.gitlab, &refresh.t).await {
-                Ok(tokens) => signin.issue(&client_id, tokens),
-                Err(e) => gitlab_refused(e),
-            }
-        }
-        Some(other) => oauth_error(
-            StatusCode::BAD_REQUEST,
-            "unsupported_grant_type",
-            &format!("grant type `{other}` is not supported"),
-        ),
-        None => oauth_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_request",
-            "grant_type is missing",
-        ),
-    }
+    };
+    Ok(signin.issue(&client_id, tokens))
 }
 
 /// `POST /revoke` (RFC 7009): revokes GitLab's token inside; an unknown
 /// token is no error.
-pub async fn revoke(State(signin): State<Arc<Signin>>, body: axum::body::Bytes) -> Response {
-    let form = form(&body);
-    let Some(token) = form.get("token") else {
-        return oauth_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_request",
-            "token is missing",
-        );
-    };
+pub async fn revoke(
+    State(signin): State<Arc<Signin>>,
+    form: Result<Form<RevocationRequest>, FormRejection>,
+) -> Result<StatusCode, OAuthError> {
+    let Form(form) = form?;
+    let token = form
+        .token
+        .ok_or(OAuthError::InvalidRequest("token is missing".into()))?;
     let inner = signin
         .sealer
-        .open::<Access>(payloads::ACCESS, token)
-        .map(|a| a.t)
+        .open::<Access>(payloads::ACCESS, &token)
+        .map(|a| a.gitlab_token)
         .or_else(|_| {
             signin
                 .sealer
-                .open::<Refresh>(payloads::REFRESH, token)
-                .map(|r| r.t)
+                .open::<Refresh>(payloads::REFRESH, &token)
+                .map(|r| r.gitlab_refresh_token)
         });
-    if let Ok(gitlab_token) = inner
-        && let Err(e) = signin.app.revoke(&signin.gitlab, &gitlab_token).await
-    {
-        tracing::warn!(error = %e, "revocation at GitLab failed");
-        return oauth_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "temporarily_unavailable",
-            "GitLab could not revoke the token; try again",
-        );
+    if let Ok(gitlab_token) = inner {
+        signin
+            .app
+            .revoke(&signin.gitlab, &gitlab_token)
+            .await
+            .map_err(|e| {
+                tracing::warn!(error = %e, "revocation at GitLab failed");
+                OAuthError::RevocationFailed
+            })?;
     }
-    StatusCode::OK.into_response()
+    Ok(StatusCode::OK)
 }

@@ -822,6 +822,171 @@ async fn sign_in_refuses_to_start_without_its_settings() {
     }
 }
 
+/// What the token or revocation endpoint answered to a mistake: status,
+/// `Cache-Control`, `WWW-Authenticate` and the body.
+struct Refused {
+    status: u16,
+    cache_control: Option<String>,
+    challenge: Option<String>,
+    body: Value,
+}
+
+async fn refused(request: reqwest::RequestBuilder) -> Refused {
+    let r = request.send().await.unwrap();
+    let header = |name: &str| {
+        r.headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_string())
+    };
+    Refused {
+        status: r.status().as_u16(),
+        cache_control: header("cache-control"),
+        challenge: header("www-authenticate"),
+        body: r.json().await.unwrap(),
+    }
+}
+
+/// Each mistake at the token and revocation endpoints gets its OAuth error
+/// (RFC 6749 §5.2), never cached; a client that tried HTTP Basic is
+/// challenged to try it again. The body is a form with each parameter at
+/// most once (§3.2); parameters this server does not use are ignored.
+#[tokio::test]
+async fn the_token_endpoint_answers_each_mistake_with_its_oauth_error() {
+    let fake = FakeGitLab::start().await;
+    let port = free_port();
+    register_app(&fake, port);
+    let server = server(&fake, port, port, KEY, &[]).await;
+    let flow = Flow::discover_and_register(&server, &fake).await;
+    let confidential: Value = raw()
+        .post(format!("{}/register", flow.base))
+        .json(&json!({"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "client_secret_basic"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let confidential_id = confidential["client_id"].as_str().unwrap();
+    let token = || {
+        raw()
+            .post(format!("{}/token", flow.base))
+            .header("content-type", "application/x-www-form-urlencoded")
+    };
+    let public = flow.client_id.as_str();
+    let cases = [
+        (
+            "an unsupported grant",
+            token().body(form(&[("grant_type", "password"), ("client_id", public)])),
+            400,
+            "unsupported_grant_type",
+            "grant type `password` is not supported",
+        ),
+        (
+            "no grant type",
+            token().body(form(&[("client_id", public)])),
+            400,
+            "invalid_request",
+            "grant_type is missing",
+        ),
+        (
+            "no client",
+            token().body(form(&[("grant_type", "refresh_token")])),
+            401,
+            "invalid_client",
+            "client_id is missing",
+        ),
+        (
+            "a confidential client without its secret",
+            token().body(form(&[
+                ("grant_type", "refresh_token"),
+                ("client_id", confidential_id),
+            ])),
+            401,
+            "invalid_client",
+            "the client secret is wrong or missing",
+        ),
+        (
+            "unknown parameters, ignored",
+            token().body(form(&[
+                ("grant_type", "refresh_token"),
+                ("client_id", public),
+                ("refresh_token", "gmcp1.forged"),
+                ("scope", "api"),
+                ("unknown", "x"),
+            ])),
+            400,
+            "invalid_grant",
+            "the refresh token is not one this server issued",
+        ),
+        (
+            "not a form",
+            raw()
+                .post(format!("{}/token", flow.base))
+                .json(&json!({"grant_type": "refresh_token", "client_id": public})),
+            400,
+            "invalid_request",
+            "the body must be application/x-www-form-urlencoded",
+        ),
+        (
+            "revocation without a token",
+            raw()
+                .post(format!("{}/revoke", flow.base))
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(form(&[("token_type_hint", "access_token")])),
+            400,
+            "invalid_request",
+            "token is missing",
+        ),
+    ];
+    for (what, request, status, error, description) in cases {
+        let got = refused(request).await;
+        assert_eq!(got.status, status, "{what}");
+        assert_eq!(got.body["error"], error, "{what}");
+        assert_eq!(got.body["error_description"], description, "{what}");
+        assert_eq!(got.cache_control.as_deref(), Some("no-store"), "{what}");
+        assert_eq!(got.challenge, None, "{what}");
+    }
+
+    // A parameter given twice: refused, whichever value would have won.
+    let twice = refused(token().body(form(&[
+        ("grant_type", "refresh_token"),
+        ("client_id", public),
+        ("grant_type", "authorization_code"),
+    ])))
+    .await;
+    assert_eq!(twice.status, 400);
+    assert_eq!(twice.body["error"], "invalid_request");
+    let description = twice.body["error_description"].as_str().unwrap();
+    assert!(description.contains("grant_type"), "{description}");
+
+    // HTTP Basic with a wrong secret: challenged to authenticate again.
+    let basic = refused(
+        token()
+            .basic_auth(confidential_id, Some("gmcp1.wrong-secret"))
+            .body(form(&[("grant_type", "refresh_token")])),
+    )
+    .await;
+    assert_eq!(basic.status, 401);
+    assert_eq!(basic.body["error"], "invalid_client");
+    assert_eq!(
+        basic.body["error_description"],
+        "the client secret is wrong or missing"
+    );
+    assert_eq!(basic.cache_control.as_deref(), Some("no-store"));
+    assert_eq!(
+        basic.challenge.as_deref(),
+        Some("Basic realm=\"gitlab-mcp\"")
+    );
+    assert!(
+        !fake
+            .requests()
+            .iter()
+            .any(|r| r.raw_path.starts_with("/oauth/")),
+        "nothing reached GitLab's OAuth endpoints: {:?}",
+        fake.requests()
+    );
+}
+
 /// `application/x-www-form-urlencoded` of these pairs.
 fn form(pairs: &[(&str, &str)]) -> String {
     let mut out = String::new();
