@@ -96,7 +96,12 @@ pub fn vocabulary(out: &mut String, v: &VocabularyFile, file: &Place, report: &m
     let by_type: String = by_type
         .into_iter()
         .map(|(ty, value)| {
-            let json = json(value, &file.then(format_args!("`{}`", ty_name(*ty))), "examples.by_type", report);
+            let json = json(
+                value,
+                &file.then(format_args!("`{}`", ty_name(*ty))),
+                "examples.by_type",
+                report,
+            );
             format!("(ParamType::{ty:?}, {json:?}),")
         })
         .collect();

@@ -127,7 +127,15 @@ pub fn tool(tool: &ToolFile, known: &Known, file: &Place, report: &mut Report) -
     }
     tool.actions
         .iter()
-        .filter_map(|a| action(a, tool, known, &file.then(format_args!("action `{}`", a.name)), report))
+        .filter_map(|a| {
+            action(
+                a,
+                tool,
+                known,
+                &file.then(format_args!("action `{}`", a.name)),
+                report,
+            )
+        })
         .chain(std::iter::once(help_action(tool)))
         .collect()
 }
@@ -218,8 +226,22 @@ fn action(
         .collect();
 
     check_returns(&a.returns, known.kinds, at, report);
-    let handler = code_file(a.handler.as_deref(), "handler", known.handler_files, known.handlers_dir, at, report);
-    let check = code_file(a.check.as_deref(), "check", known.check_files, known.checks_dir, at, report);
+    let handler = code_file(
+        a.handler.as_deref(),
+        "handler",
+        known.handler_files,
+        known.handlers_dir,
+        at,
+        report,
+    );
+    let check = code_file(
+        a.check.as_deref(),
+        "check",
+        known.check_files,
+        known.checks_dir,
+        at,
+        report,
+    );
     for p in &params {
         check_replacement(p, &params, at, report);
     }
@@ -317,7 +339,11 @@ fn place(
                 "in",
                 format!(
                     "is a placeholder of the path ({{{name}}}), so it goes in the path, not the {}",
-                    if given == Location::Query { "query" } else { "body" },
+                    if given == Location::Query {
+                        "query"
+                    } else {
+                        "body"
+                    },
                 ),
             );
         }
@@ -325,7 +351,9 @@ fn place(
             report.field(
                 &declared,
                 "required",
-                format!("is a placeholder of the path ({{{name}}}), always required: remove `required`"),
+                format!(
+                    "is a placeholder of the path ({{{name}}}), always required: remove `required`"
+                ),
             );
         }
         (Location::Path, true)
@@ -357,7 +385,9 @@ fn parts(http: &Http, params: &[Param], at: &Place, report: &mut Report) -> Vec<
                     report.field(
                         at,
                         "http",
-                        format!("placeholder {{{name}}} has no parameter (declare it, or `use` it)"),
+                        format!(
+                            "placeholder {{{name}}} has no parameter (declare it, or `use` it)"
+                        ),
                     );
                     None
                 }
@@ -397,7 +427,9 @@ fn code_file(
         report.field(
             at,
             key,
-            format!("`{name}` is not a snake_case name (it becomes a file name and an enum variant)"),
+            format!(
+                "`{name}` is not a snake_case name (it becomes a file name and an enum variant)"
+            ),
         );
         return None;
     }
@@ -418,9 +450,12 @@ fn code_file(
 /// `line_comment`: lowercase words of letters and digits, one `_` apart.
 fn is_snake_case(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_lowercase())
-        && name
-            .split('_')
-            .all(|word| !word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+        && name.split('_').all(|word| {
+            !word.is_empty()
+                && word
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
 }
 
 fn list<'a>(names: impl Iterator<Item = &'a String>) -> String {
@@ -452,11 +487,9 @@ fn check_replacement(p: &Param, params: &[Param], at: &Place, report: &mut Repor
             "replaced_by",
             format!("`{current}` is not a parameter of the action"),
         ),
-        Some(q) if q.def.deprecated => report.field(
-            &at,
-            "replaced_by",
-            format!("`{current}` is deprecated too"),
-        ),
+        Some(q) if q.def.deprecated => {
+            report.field(&at, "replaced_by", format!("`{current}` is deprecated too"))
+        }
         Some(_) => {}
     }
 }

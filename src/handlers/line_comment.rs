@@ -27,13 +27,11 @@ use std::fmt::Write as _;
 use ring::digest::{SHA1_FOR_LEGACY_USE_ONLY, digest};
 use serde_json::{Map, Value, json};
 
-use super::{BoxFuture, Gitlab, Handler};
+use super::Gitlab;
 use crate::catalog::{Method, RestRoute};
 use crate::dispatch::ValidatedCall;
 use crate::gitlab::{Body, Failed, HttpRequest, Response, request};
 use crate::render::{self, Output};
-
-pub struct LineComment;
 
 /// Which version of the file a line number counts in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -429,128 +427,120 @@ fn locate(ask: &Ask<'_>, lines: &[DiffLine]) -> Result<(DiffLine, Option<DiffLin
     Ok((start, Some(end)))
 }
 
-impl Handler for LineComment {
-    fn run<'a>(
-        &'a self,
-        call: &'a ValidatedCall,
-        route: &'a RestRoute,
-        gitlab: &'a Gitlab<'a>,
-    ) -> BoxFuture<'a, Output> {
-        Box::pin(async move {
-            let ask = ask(call);
-            // The catalog's endpoint, `.../merge_requests/:iid/discussions`.
-            let discussions = request::build(call, route).path;
-            let base = discussions
-                .strip_suffix("/discussions")
-                .unwrap_or(&discussions)
-                .to_string();
+/// The comment posted on a checked line: the steps in the module doc.
+pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -> Output {
+    let ask = ask(call);
+    // The catalog's endpoint, `.../merge_requests/:iid/discussions`.
+    let discussions = request::build(call, route).path;
+    let base = discussions
+        .strip_suffix("/discussions")
+        .unwrap_or(&discussions)
+        .to_string();
 
-            gitlab.progress(0.0, Some(3.0), "reading the diff versions");
-            let versions = match gitlab.send(&get(format!("{base}/versions"))).await {
-                Ok(response) => response,
-                Err(failed) => {
-                    return failed_read(call, gitlab, "the merge request's diff versions", &failed);
-                }
-            };
-            let Some(version) = newest_version(&versions) else {
-                return refuse(
-                    call,
-                    "the merge request has no diff version yet (GitLab may still be computing it); try again shortly",
-                );
-            };
+    gitlab.progress(0.0, Some(3.0), "reading the diff versions");
+    let versions = match gitlab.send(&get(format!("{base}/versions"))).await {
+        Ok(response) => response,
+        Err(failed) => {
+            return failed_read(call, gitlab, "the merge request's diff versions", &failed);
+        }
+    };
+    let Some(version) = newest_version(&versions) else {
+        return refuse(
+            call,
+            "the merge request has no diff version yet (GitLab may still be computing it); try again shortly",
+        );
+    };
 
-            gitlab.progress(1.0, Some(3.0), "reading the file's diff");
-            let answer = match gitlab
-                .send(&get(format!("{base}/versions/{}", version.id)))
-                .await
-            {
-                Ok(response) => response,
-                Err(failed) => {
-                    return failed_read(call, gitlab, "the latest diff version", &failed);
-                }
-            };
-            let diffs: Vec<Value> = serde_json::from_slice::<Value>(&answer.body)
-                .ok()
-                .and_then(|mut v| match v.get_mut("diffs").map(Value::take) {
-                    Some(Value::Array(diffs)) => Some(diffs),
-                    _ => None,
-                })
-                .unwrap_or_default();
-            let Some(file) = find_file(&diffs, ask.file) else {
-                return refuse(
-                    call,
-                    &format!(
-                        "{} is not a file of this merge request's diff (version {}); its files: {}",
-                        ask.file,
-                        version.id,
-                        file_names(&diffs)
-                    ),
-                );
-            };
-            if file.diff.is_empty() {
-                let why = if file.skipped {
-                    "too large, or collapsed"
-                } else {
-                    "binary, or only renamed"
-                };
-                return refuse(
-                    call,
-                    &format!(
-                        "GitLab sent no diff text for {} ({why}), so no line of it can be checked; action `discussion_create` takes a position as given",
-                        ask.file
-                    ),
-                );
-            }
-            let lines = diff_lines(&file.diff);
-            let (start, end) = match locate(&ask, &lines) {
-                Ok(found) => found,
-                Err(problem) => return refuse(call, &problem),
-            };
-
-            let mut body = Map::new();
-            body.insert("body".into(), ask.body.into());
-            body.insert(
-                "position".into(),
-                position(&version, &file, &start, end.as_ref()),
-            );
-            let post = HttpRequest {
-                method: Method::Post,
-                path: discussions,
-                query: String::new(),
-                body: Some(Body::Json(Value::Object(body))),
-                idempotent: false,
-            };
-            gitlab.progress(2.0, Some(3.0), "posting the thread");
-            let output = match gitlab.send(&post).await {
-                Ok(response) => {
-                    let on = match end {
-                        Some(end) => format!(
-                            "lines {} ({}) to {} ({})",
-                            start.label(),
-                            start.kind(),
-                            end.label(),
-                            end.kind()
-                        ),
-                        None => format!("line {} ({})", start.label(), start.kind()),
-                    };
-                    let heading = format!(
-                        "Commented on {} {on}, diff version {}; the thread:\n",
-                        ask.file, version.id
-                    );
-                    let options = render::Options {
-                        max_bytes: gitlab.render.max_bytes.saturating_sub(heading.len()),
-                        ..gitlab.render
-                    };
-                    let mut output = self.answer(call, &response, options);
-                    output.text.insert_str(0, &heading);
-                    output
-                }
-                Err(failed) => gitlab.failure(call, &failed),
-            };
-            gitlab.progress(3.0, Some(3.0), "answered");
-            output
+    gitlab.progress(1.0, Some(3.0), "reading the file's diff");
+    let answer = match gitlab
+        .send(&get(format!("{base}/versions/{}", version.id)))
+        .await
+    {
+        Ok(response) => response,
+        Err(failed) => {
+            return failed_read(call, gitlab, "the latest diff version", &failed);
+        }
+    };
+    let diffs: Vec<Value> = serde_json::from_slice::<Value>(&answer.body)
+        .ok()
+        .and_then(|mut v| match v.get_mut("diffs").map(Value::take) {
+            Some(Value::Array(diffs)) => Some(diffs),
+            _ => None,
         })
+        .unwrap_or_default();
+    let Some(file) = find_file(&diffs, ask.file) else {
+        return refuse(
+            call,
+            &format!(
+                "{} is not a file of this merge request's diff (version {}); its files: {}",
+                ask.file,
+                version.id,
+                file_names(&diffs)
+            ),
+        );
+    };
+    if file.diff.is_empty() {
+        let why = if file.skipped {
+            "too large, or collapsed"
+        } else {
+            "binary, or only renamed"
+        };
+        return refuse(
+            call,
+            &format!(
+                "GitLab sent no diff text for {} ({why}), so no line of it can be checked; action `discussion_create` takes a position as given",
+                ask.file
+            ),
+        );
     }
+    let lines = diff_lines(&file.diff);
+    let (start, end) = match locate(&ask, &lines) {
+        Ok(found) => found,
+        Err(problem) => return refuse(call, &problem),
+    };
+
+    let mut body = Map::new();
+    body.insert("body".into(), ask.body.into());
+    body.insert(
+        "position".into(),
+        position(&version, &file, &start, end.as_ref()),
+    );
+    let post = HttpRequest {
+        method: Method::Post,
+        path: discussions,
+        query: String::new(),
+        body: Some(Body::Json(Value::Object(body))),
+        idempotent: false,
+    };
+    gitlab.progress(2.0, Some(3.0), "posting the thread");
+    let output = match gitlab.send(&post).await {
+        Ok(response) => {
+            let on = match end {
+                Some(end) => format!(
+                    "lines {} ({}) to {} ({})",
+                    start.label(),
+                    start.kind(),
+                    end.label(),
+                    end.kind()
+                ),
+                None => format!("line {} ({})", start.label(), start.kind()),
+            };
+            let heading = format!(
+                "Commented on {} {on}, diff version {}; the thread:\n",
+                ask.file, version.id
+            );
+            let options = render::Options {
+                max_bytes: gitlab.render.max_bytes.saturating_sub(heading.len()),
+                ..gitlab.render
+            };
+            let mut output = render::success(call, &response, options);
+            output.text.insert_str(0, &heading);
+            output
+        }
+        Err(failed) => gitlab.failure(call, &failed),
+    };
+    gitlab.progress(3.0, Some(3.0), "answered");
+    output
 }
 
 #[cfg(test)]

@@ -24,13 +24,11 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use super::{BoxFuture, Gitlab, Handler};
+use super::Gitlab;
 use crate::catalog::{Method, RestRoute};
 use crate::dispatch::ValidatedCall;
 use crate::gitlab::{Failed, HttpRequest, Response, request};
 use crate::render::Output;
-
-pub struct ReviewContext;
 
 /// Files and threads read (GitLab's largest page).
 const PER_PAGE: u32 = 100;
@@ -207,37 +205,29 @@ fn more_pages(response: &Response) -> Option<String> {
     })
 }
 
-impl Handler for ReviewContext {
-    fn run<'a>(
-        &'a self,
-        call: &'a ValidatedCall,
-        route: &'a RestRoute,
-        gitlab: &'a Gitlab<'a>,
-    ) -> BoxFuture<'a, Output> {
-        Box::pin(async move {
-            let base = request::build(call, route).path;
-            let per_page = format!("per_page={PER_PAGE}");
-            let (mr, approvals, diffs, discussions) = (
-                get(base.clone(), ""),
-                get(format!("{base}/approvals"), ""),
-                get(format!("{base}/diffs"), &per_page),
-                get(format!("{base}/discussions"), &per_page),
-            );
-            gitlab.progress(0.0, Some(1.0), "sent 4 reads to GitLab");
-            let (mr, approvals, diffs, discussions) = tokio::join!(
-                gitlab.send(&mr),
-                gitlab.send(&approvals),
-                gitlab.send(&diffs),
-                gitlab.send(&discussions),
-            );
-            gitlab.progress(1.0, Some(1.0), "answered");
-            let mr = match mr {
-                Ok(response) => json_of(&response),
-                Err(failed) => return gitlab.failure(call, &failed),
-            };
-            render(call, &mr, approvals, diffs, discussions, gitlab.render)
-        })
-    }
+/// The four reads, made at once, as one answer.
+pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -> Output {
+    let base = request::build(call, route).path;
+    let per_page = format!("per_page={PER_PAGE}");
+    let (mr, approvals, diffs, discussions) = (
+        get(base.clone(), ""),
+        get(format!("{base}/approvals"), ""),
+        get(format!("{base}/diffs"), &per_page),
+        get(format!("{base}/discussions"), &per_page),
+    );
+    gitlab.progress(0.0, Some(1.0), "sent 4 reads to GitLab");
+    let (mr, approvals, diffs, discussions) = tokio::join!(
+        gitlab.send(&mr),
+        gitlab.send(&approvals),
+        gitlab.send(&diffs),
+        gitlab.send(&discussions),
+    );
+    gitlab.progress(1.0, Some(1.0), "answered");
+    let mr = match mr {
+        Ok(response) => json_of(&response),
+        Err(failed) => return gitlab.failure(call, &failed),
+    };
+    render(call, &mr, approvals, diffs, discussions, gitlab.render)
 }
 
 fn render(
