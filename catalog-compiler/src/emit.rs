@@ -11,8 +11,9 @@ use std::fmt::Write as _;
 use crate::defs::{
     KindsFile, Location, ParamType, PromptsFile, SharedFile, ToolFile, UrlsFile, VocabularyFile,
 };
-use crate::expand::{Action, Param, Part};
+use crate::expand::{Action, Part};
 use crate::json::toml_to_json;
+use crate::params::Param;
 use crate::problem::{Place, Report};
 
 fn kind_static(name: &str) -> String {

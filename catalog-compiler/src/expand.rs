@@ -1,19 +1,20 @@
-//! One tool file, expanded and checked: `use` resolved (the file's own
-//! `[params]` first, then `_shared.toml`'s bundles and parameters), path
-//! parameters inferred from the template's placeholders, default
-//! locations filled in, every reference (kind, toolset, handler, check,
-//! placeholder) resolved. A problem is reported with its file, action and
-//! field, and the checking goes on.
+//! One tool file, expanded and checked: its toolsets and its own
+//! `[params]`, then each action: the `http` taken apart, the parameters
+//! resolved and placed (`params`), every reference (kind, handler, check,
+//! placeholder) resolved, the annotations written out; `help` added. A
+//! problem is reported with its file, action and key, and the checking
+//! goes on.
 
 use std::collections::BTreeSet;
 
 use crate::defs::{ActionDef, KindsFile, Location, ParamDef, ParamType, SharedFile, ToolFile};
 use crate::json::toml_to_json;
+use crate::params::{self, Param, declaration};
 use crate::problem::{Place, Report};
 use crate::template::{self, Http, Method, Piece};
 
 /// Names that are shapes of an answer, not resource kinds.
-pub const SHAPES: &[&str] = &["text", "log", "nothing"];
+const SHAPES: &[&str] = &["text", "log", "nothing"];
 
 /// What an entry may refer to, and how problems name where it lives.
 pub struct Known<'a> {
@@ -21,12 +22,15 @@ pub struct Known<'a> {
     /// `catalog/_shared.toml`
     pub shared_file: &'a str,
     pub kinds: &'a KindsFile,
-    /// The `.rs` files of the handlers' and the checks' folders.
-    pub handler_files: &'a BTreeSet<String>,
-    pub check_files: &'a BTreeSet<String>,
-    /// `src/handlers`, `src/dispatch/checks`
-    pub handlers_dir: &'a str,
-    pub checks_dir: &'a str,
+    pub handlers: CodeFiles<'a>,
+    pub checks: CodeFiles<'a>,
+}
+
+/// The `.rs` files of a folder of handlers or checks.
+pub struct CodeFiles<'a> {
+    pub names: &'a BTreeSet<String>,
+    /// `src/handlers`
+    pub dir: String,
 }
 
 /// An action after shared parameters are expanded and defaults applied.
@@ -61,42 +65,12 @@ pub enum Part {
     Param(usize),
 }
 
-/// A parameter of one action, placed.
-pub struct Param {
-    pub name: String,
-    pub def: ParamDef,
-    pub location: Location,
-    pub required: bool,
-    /// `default` as JSON text.
-    pub default: Option<String>,
-}
-
 /// A constant always sent.
 pub struct Fixed {
     pub name: String,
     /// The value as JSON text.
     pub json: String,
     pub location: Location,
-}
-
-/// Where a parameter of an action was declared: a mistake in a shared
-/// declaration is reported there, once, not in every action that uses it.
-#[derive(Clone, Copy)]
-enum Origin<'a> {
-    Action,
-    ToolFile,
-    Shared(&'a str),
-}
-
-impl Origin<'_> {
-    fn place(self, action: &Place, name: &str) -> Place {
-        let param = format_args!("param `{name}`");
-        match self {
-            Origin::Action => action.then(param),
-            Origin::ToolFile => action.file_only().then(param),
-            Origin::Shared(file) => Place::file(file).then(param),
-        }
-    }
 }
 
 /// Every action of a tool file, `help` last; the file's own checks too.
@@ -140,36 +114,7 @@ pub fn tool(tool: &ToolFile, known: &Known, file: &Place, report: &mut Report) -
         .collect()
 }
 
-/// The checks a parameter's declaration needs wherever it is used.
-pub fn declaration(def: &ParamDef, at: &Place, report: &mut Report) {
-    if def.location == Some(Location::Path) {
-        report.field(
-            at,
-            "in",
-            "`in = \"path\"` is never written: a parameter is in the path exactly when the action's `http` names it as a {placeholder}",
-        );
-    }
-    if (def.minimum.is_some() || def.maximum.is_some()) && def.ty != ParamType::Integer {
-        report.field(at, "minimum", "`minimum` and `maximum` bound integers");
-    }
-    if !def.fields.is_empty() && def.items != Some(ParamType::Object) {
-        report.field(
-            at,
-            "fields",
-            "`fields` describe the objects of an array with items = \"object\"",
-        );
-    }
-    if let Some(value) = &def.default
-        && let Err(e) = toml_to_json(value)
-    {
-        report.field(at, "default", e);
-    }
-    if def.replaced_by.is_some() && !def.deprecated {
-        report.field(at, "replaced_by", "has replaced_by but is not deprecated");
-    }
-}
-
-/// One action expanded; `None` when its `http` cannot be read.
+/// One action expanded and checked; `None` when its `http` cannot be read.
 fn action(
     a: &ActionDef,
     tool: &ToolFile,
@@ -177,25 +122,16 @@ fn action(
     at: &Place,
     report: &mut Report,
 ) -> Option<Action> {
-    let http = match template::parse(&a.http) {
-        Ok(http) => http,
+    // An `http` that cannot be read is reported, and the rest of the entry
+    // is still checked, against a template without placeholders.
+    let (http, readable) = match template::parse(&a.http) {
+        Ok(http) => (http, true),
         Err(problem) => {
             report.field(at, "http", problem);
-            return None;
+            (Http::unreadable(), false)
         }
     };
-    // Where a parameter goes when it is not a placeholder and the entry
-    // does not say: GitLab reads the query string of GET and DELETE
-    // requests and the body of the others.
-    let default_location = match http.method {
-        Method::Post | Method::Put | Method::Patch => Location::Body,
-        Method::Get | Method::Delete => Location::Query,
-    };
-
-    let params: Vec<Param> = declared(a, tool, known, at, report)
-        .into_iter()
-        .map(|(name, def, origin)| place(name, def, origin, &http, default_location, at, report))
-        .collect();
+    let params = params::of(a, tool, known, &http, at, report);
     let parts = parts(&http, &params, at, report);
 
     let hints = a
@@ -216,7 +152,7 @@ fn action(
             Ok(json) => Some(Fixed {
                 name: k.clone(),
                 json,
-                location: default_location,
+                location: params::sent_in(http.method),
             }),
             Err(e) => {
                 report.field(at, "fixed", format!("`{k}`: {e}"));
@@ -226,37 +162,11 @@ fn action(
         .collect();
 
     check_returns(&a.returns, known.kinds, at, report);
-    let handler = code_file(
-        a.handler.as_deref(),
-        "handler",
-        known.handler_files,
-        known.handlers_dir,
-        at,
-        report,
-    );
-    let check = code_file(
-        a.check.as_deref(),
-        "check",
-        known.check_files,
-        known.checks_dir,
-        at,
-        report,
-    );
-    for p in &params {
-        check_replacement(p, &params, at, report);
+    let handler = code_file(a.handler.as_deref(), "handler", &known.handlers, at, report);
+    let check = code_file(a.check.as_deref(), "check", &known.checks, at, report);
+    if !readable {
+        return None;
     }
-    for group in &a.one_of {
-        for name in group {
-            if !params.iter().any(|p| p.name == *name) {
-                report.field(
-                    at,
-                    "one_of",
-                    format!("`{name}` is not a parameter of the action"),
-                );
-            }
-        }
-    }
-
     Some(Action {
         name: a.name.clone(),
         summary: a.summary.clone(),
@@ -278,99 +188,6 @@ fn action(
         fixed,
         one_of: a.one_of.clone(),
     })
-}
-
-/// The action's parameters in order: what `use` names, then its own.
-fn declared<'a>(
-    a: &'a ActionDef,
-    tool: &'a ToolFile,
-    known: &Known<'a>,
-    at: &Place,
-    report: &mut Report,
-) -> Vec<(&'a str, &'a ParamDef, Origin<'a>)> {
-    let shared = known.shared;
-    let mut params = Vec::new();
-    for name in &a.uses {
-        if let Some(def) = tool.params.get(name) {
-            params.push((name.as_str(), def, Origin::ToolFile));
-            continue;
-        }
-        let names = match shared.bundles.get(name) {
-            Some(bundle) => bundle.as_slice(),
-            None => std::slice::from_ref(name),
-        };
-        for n in names {
-            match shared.params.get_key_value(n) {
-                Some((n, def)) => params.push((n.as_str(), def, Origin::Shared(known.shared_file))),
-                None => report.field(
-                    at,
-                    "use",
-                    format!(
-                        "`{n}` is a parameter of neither this file's [params] nor {}",
-                        known.shared_file
-                    ),
-                ),
-            }
-        }
-    }
-    for p in &a.params {
-        declaration(&p.def, &at.then(format_args!("param `{}`", p.name)), report);
-        params.push((p.name.as_str(), &p.def, Origin::Action));
-    }
-    params
-}
-
-/// Where a parameter goes and whether it is required: a placeholder of
-/// the template is a required path parameter, and says neither.
-fn place(
-    name: &str,
-    def: &ParamDef,
-    origin: Origin,
-    http: &Http,
-    default_location: Location,
-    at: &Place,
-    report: &mut Report,
-) -> Param {
-    let (location, required) = if http.has_placeholder(name) {
-        let declared = origin.place(at, name);
-        if let Some(given @ (Location::Query | Location::Body)) = def.location {
-            report.field(
-                &declared,
-                "in",
-                format!(
-                    "is a placeholder of the path ({{{name}}}), so it goes in the path, not the {}",
-                    if given == Location::Query {
-                        "query"
-                    } else {
-                        "body"
-                    },
-                ),
-            );
-        }
-        if def.required.is_some() {
-            report.field(
-                &declared,
-                "required",
-                format!(
-                    "is a placeholder of the path ({{{name}}}), always required: remove `required`"
-                ),
-            );
-        }
-        (Location::Path, true)
-    } else {
-        let location = match def.location {
-            Some(Location::Path) | None => default_location,
-            Some(given) => given,
-        };
-        (location, def.required.unwrap_or(false))
-    };
-    Param {
-        name: name.to_string(),
-        def: def.clone(),
-        location,
-        required,
-        default: def.default.as_ref().and_then(|v| toml_to_json(v).ok()),
-    }
 }
 
 /// The template's pieces, each placeholder as the index of its parameter.
@@ -417,8 +234,7 @@ fn check_returns(returns: &str, kinds: &KindsFile, at: &Place, report: &mut Repo
 fn code_file(
     name: Option<&str>,
     key: &'static str,
-    files: &BTreeSet<String>,
-    dir: &str,
+    files: &CodeFiles,
     at: &Place,
     report: &mut Report,
 ) -> Option<String> {
@@ -433,13 +249,14 @@ fn code_file(
         );
         return None;
     }
-    if !files.contains(name) {
+    if !files.names.contains(name) {
         report.field(
             at,
             key,
             format!(
-                "{key} `{name}` has no file {dir}/{name}.rs ({key}s: {})",
-                list(files.iter())
+                "{key} `{name}` has no file {}/{name}.rs ({key}s: {})",
+                files.dir,
+                list(files.names.iter())
             ),
         );
         return None;
@@ -472,26 +289,6 @@ fn annotation(value: Option<bool>, key: &'static str, at: &Place, report: &mut R
         report.field(at, key, format!("`{key}` must be given (true or false)"));
         false
     })
-}
-
-/// A deprecated parameter's replacement is a current parameter of the
-/// same action.
-fn check_replacement(p: &Param, params: &[Param], at: &Place, report: &mut Report) {
-    let Some(current) = &p.def.replaced_by else {
-        return;
-    };
-    let at = at.then(format_args!("param `{}`", p.name));
-    match params.iter().find(|q| q.name == *current) {
-        None => report.field(
-            &at,
-            "replaced_by",
-            format!("`{current}` is not a parameter of the action"),
-        ),
-        Some(q) if q.def.deprecated => {
-            report.field(&at, "replaced_by", format!("`{current}` is deprecated too"))
-        }
-        Some(_) => {}
-    }
 }
 
 /// Every tool answers `help`, generated here so it always lists the tool's

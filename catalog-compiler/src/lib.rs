@@ -8,6 +8,7 @@
 //! - `defs`: the file formats, as serde reads them (closed sets as enums);
 //! - `template`: an action's `http` taken apart at its placeholders;
 //! - `expand`: a tool file's actions expanded and checked;
+//! - `params`: an action's parameters resolved and placed;
 //! - `emit`: the Rust text;
 //! - `json`: TOML values as JSON text;
 //! - `problem`: what is refused, and where.
@@ -21,6 +22,7 @@ mod defs;
 mod emit;
 mod expand;
 pub mod json;
+mod params;
 mod problem;
 mod sources;
 mod template;
@@ -101,7 +103,7 @@ fn compile_into(
     if let Some(shared) = &shared {
         let place = Place::file(sources.label("_shared.toml"));
         for (name, def) in &shared.params {
-            expand::declaration(
+            params::declaration(
                 def,
                 &place.then(format_args!("param `{name}`")),
                 &mut report,
@@ -135,16 +137,18 @@ fn compile_into(
     out.push_str("pub static TOOLS: &[ToolSpec] = &[\n");
     if let (Some(shared), Some(kinds)) = (&shared, &kinds) {
         let shared_file = sources.label("_shared.toml");
-        let handlers_dir = sources.code_dir(sources::HANDLERS_DIR);
-        let checks_dir = sources.code_dir(sources::CHECKS_DIR);
         let known = expand::Known {
             shared,
             shared_file: &shared_file,
             kinds,
-            handler_files: &sources.handler_files,
-            check_files: &sources.check_files,
-            handlers_dir: &handlers_dir,
-            checks_dir: &checks_dir,
+            handlers: expand::CodeFiles {
+                names: &sources.handler_files,
+                dir: sources.code_dir(sources::HANDLERS_DIR),
+            },
+            checks: expand::CodeFiles {
+                names: &sources.check_files,
+                dir: sources.code_dir(sources::CHECKS_DIR),
+            },
         };
         for ((place, tool), name) in tools.iter().zip(&tool_files) {
             let Some(tool) = tool else { continue };

@@ -28,6 +28,16 @@ pub struct Http<'a> {
 }
 
 impl Http<'_> {
+    /// What an `http` that cannot be read is checked against: no
+    /// placeholder.
+    pub fn unreadable() -> Http<'static> {
+        Http {
+            method: Method::Get,
+            template: "",
+            pieces: Vec::new(),
+        }
+    }
+
     pub fn placeholders(&self) -> impl Iterator<Item = &str> {
         self.pieces.iter().filter_map(|piece| match piece {
             Piece::Placeholder(name) => Some(*name),
