@@ -115,14 +115,12 @@ pub fn vocabulary(out: &mut String, v: &VocabularyFile, file: &Place, report: &m
         .peer_tools
         .iter()
         .map(|(k, target)| {
-            let (tool, action) = target.split_once('.').unwrap_or_else(|| {
-                report.field(
-                    &file.then(format_args!("`{k}`")),
-                    "peer_tools",
-                    "write the target as \"gitlab_tool.action\"",
-                );
-                (target.as_str(), "")
-            });
+            let (tool, action) = tool_action(
+                target,
+                &file.then(format_args!("`{k}`")),
+                "peer_tools",
+                report,
+            );
             format!("({k:?}, {tool:?}, {action:?}),")
         })
         .collect();
@@ -133,6 +131,19 @@ pub fn vocabulary(out: &mut String, v: &VocabularyFile, file: &Place, report: &m
         v.envelope_aliases.action,
     )
     .unwrap();
+}
+
+/// `"gitlab_issue.get"` as the tool and the action.
+fn tool_action<'a>(
+    target: &'a str,
+    at: &Place,
+    field: &'static str,
+    report: &mut Report,
+) -> (&'a str, &'a str) {
+    target.split_once('.').unwrap_or_else(|| {
+        report.field(at, field, "write it as \"gitlab_tool.action\"");
+        (target, "")
+    })
 }
 
 /// How the catalog writes a type (`string`), for messages.
@@ -339,14 +350,8 @@ pub fn prompts(out: &mut String, prompts: &PromptsFile, file: &Place, report: &m
 pub fn urls(out: &mut String, urls: &UrlsFile, file: &Place, report: &mut Report) {
     out.push_str("pub static URL_SHAPES: &[UrlShape] = &[");
     for shape in &urls.shapes {
-        let (tool, action) = shape.served_by.split_once('.').unwrap_or_else(|| {
-            report.field(
-                &file.then(format_args!("shape `{}`", shape.path)),
-                "served_by",
-                "write it as \"gitlab_tool.action\"",
-            );
-            (shape.served_by.as_str(), "")
-        });
+        let at = file.then(format_args!("shape `{}`", shape.path));
+        let (tool, action) = tool_action(&shape.served_by, &at, "served_by", report);
         write!(
             out,
             "UrlShape {{ path: {:?}, what: {:?}, tool: {tool:?}, action: {action:?} }},",
