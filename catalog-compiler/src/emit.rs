@@ -3,7 +3,8 @@
 //! written with `{:?}`, which is valid Rust literal syntax; JSON values are
 //! first made JSON text by `json::toml_to_json`. Tool files come checked
 //! (`expand`); the few checks of the other files are made here, where
-//! each value is written, and reported without stopping.
+//! each value is written, and reported without stopping. (Writing to a
+//! `String` cannot fail: hence the `unwrap`s of `write!`.)
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

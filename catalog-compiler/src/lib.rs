@@ -13,6 +13,23 @@
 //! - `json`: TOML values as JSON text;
 //! - `problem`: what is refused, and where.
 //!
+//! It refuses: a file that is not TOML, an unknown key, a word outside a
+//! closed set (`type`, `in`, `style`, `items`), each with its line and
+//! column; an `http` that is not `METHOD /path`, names another method or
+//! leaves a placeholder unclosed; a placeholder with no parameter; `path`
+//! as an `in`, and `in` or `required` on a placeholder's parameter;
+//! `minimum` or `maximum` outside an integer, `fields` outside an array of
+//! objects; a missing annotation; a hint keyed by something other than an
+//! HTTP status; a `use` naming no parameter of the file or of
+//! `_shared.toml`, a parameter of a file's `[params]` no action uses; a
+//! `returns` naming no kind of `kinds.toml`; a toolset not declared in
+//! `_shared.toml`; a `handler` or `check` that is not snake_case or has no
+//! file in `src/handlers/` or `src/dispatch/checks/`; a `one_of` or
+//! `replaced_by` naming no parameter of the action; a value that is not
+//! JSON-representable; a prompt text naming an argument it does not
+//! declare; a `diffs`, `served_by`, peer tool or reference prefix of the
+//! wrong shape.
+//!
 //! It prints nothing: gitlab-mcp's `build/main.rs` prints cargo's
 //! directives, writes the code, and fails the build listing the problems.
 //! The rules that need the compiled catalog are gitlab-mcp's
