@@ -32,9 +32,7 @@ fn args(value: Value) -> Map<String, Value> {
 fn decode_and_plan(tool: &'static ToolSpec, arguments: Map<String, Value>) -> gitlab::HttpRequest {
     let call = dispatch::decode(tool, catalog::tools(), arguments, None).expect("valid call");
     let route = call.action.rest().expect("a REST action");
-    handlers::for_action(call.action)
-        .request(&call, route)
-        .expect("the request builds")
+    handlers::request(&call, route).expect("the request builds")
 }
 
 #[divan::bench]

@@ -206,9 +206,7 @@ impl Engine {
                     progress: context.progress,
                     screen: screen.as_ref(),
                 };
-                let output = handlers::for_action(call.action)
-                    .run(call, route, &gitlab)
-                    .await;
+                let output = handlers::run(call, route, &gitlab).await;
                 match screen.as_ref().and_then(Screen::note) {
                     Some(note) => output.with_note(&note),
                     None => output,

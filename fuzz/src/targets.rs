@@ -78,8 +78,7 @@ pub fn decode(data: &[u8]) {
     match dispatch::decode(tool, tools, args, Some(WEB_BASES[0])) {
         Ok(call) => {
             if let Route::Rest(route) = &call.action.route
-                && let Ok(request) =
-                    gitlab_mcp::handlers::for_action(call.action).request(&call, route)
+                && let Ok(request) = gitlab_mcp::handlers::request(&call, route)
             {
                 check_request(&call, route, &request);
             }
@@ -123,7 +122,7 @@ pub fn request(data: &[u8]) {
     let Route::Rest(route) = &case.action.route else {
         return;
     };
-    if let Ok(request) = gitlab_mcp::handlers::for_action(case.action).request(&call, route) {
+    if let Ok(request) = gitlab_mcp::handlers::request(&call, route) {
         check_request(&call, route, &request);
     }
 }

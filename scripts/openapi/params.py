@@ -11,7 +11,9 @@ PATH is GitLab's path below /api/v4; placeholders match by position, so
 a TOML inline table in the catalog's form (catalog/README.md), followed by
 GitLab's own description as a comment: rewrite the `doc` in a short
 sentence of your own, and fix what the document cannot say (formats of
-dates, `in = "path"` names from _shared.toml, array styles).
+dates, path parameter names from _shared.toml or the file's [params],
+array styles). A path parameter says neither `in` nor `required`: its
+placeholder in `http` says both.
 
 With --missing, only the parameters the catalog action lacks are printed
 (the catalog is read from `cargo run -- catalog`).
@@ -61,11 +63,10 @@ def line(name, where, required, schema, text, default_where):
     if ty == "array":
         items = (schema.get("items") or {}).get("type", "string")
         parts.append(f"items = {toml_value(items)}")
-    if where == "path":
-        parts.append('in = "path"')
-    elif where != default_where:
+    # A placeholder of the template is in the path and required already.
+    if where not in ("path", default_where):
         parts.append(f"in = {toml_value(where)}")
-    if required:
+    if required and where != "path":
         parts.append("required = true")
     enum = schema.get("enum") or (schema.get("items") or {}).get("enum")
     if enum:

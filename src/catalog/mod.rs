@@ -1,8 +1,8 @@
 //! The catalog: every tool, action, parameter, resource kind and toolset the
 //! server knows, and the words agents use for them, compiled from
-//! `catalog/*.toml` by `build/`. It is the single source of truth for the
-//! tool list, the schemas, the help text, the dispatch table and the
-//! rendering of each kind of answer.
+//! `catalog/*.toml` by the catalog compiler (`catalog-compiler/`). It is
+//! the single source of truth for the tool list, the schemas, the help
+//! text, the dispatch table and the rendering of each kind of answer.
 
 mod examples;
 mod export;
@@ -15,6 +15,7 @@ pub use export::catalog_json;
 pub use markdown::catalog_markdown;
 pub use prompts::{PromptError, render_prompt, tool_references};
 
+pub use generated::{Check, Handler};
 pub use model::*;
 
 mod generated {

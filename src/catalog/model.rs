@@ -1,6 +1,10 @@
-//! The catalog's types. `build.rs` turns the TOML files in `catalog/` into
-//! `static` values of these types, so loading the catalog costs nothing at
-//! start-up: it is already in the binary's read-only data.
+//! The catalog's types. The catalog compiler (`catalog-compiler/`, run by
+//! `build/main.rs`) turns the TOML files in `catalog/` into `static` values
+//! of these types, so loading the catalog costs nothing at start-up: it is
+//! already in the binary's read-only data. It also writes the enums
+//! `Handler` and `Check` of the names the catalog uses.
+
+use super::{Check, Handler};
 
 /// One meta-tool, such as `gitlab_issue`.
 #[derive(Debug)]
@@ -116,12 +120,12 @@ pub struct ActionSpec {
     pub returns: Returns,
     /// Values always sent with the request, not chosen by the caller.
     pub fixed: &'static [FixedParam],
-    /// A rule across parameters the catalog cannot state: the name of a
-    /// file of `src/dispatch/checks/` (build.rs checks it exists).
-    pub check: Option<&'static str>,
-    /// Rust that builds the request or reads the answer: the name of a file
-    /// of `src/handlers/` (build.rs checks it exists).
-    pub handler: Option<&'static str>,
+    /// A rule across parameters the catalog cannot state, carried out in
+    /// `src/dispatch/checks/<name>.rs`.
+    pub check: Option<Check>,
+    /// Rust that builds the request, reads the answer or carries out the
+    /// whole action, in `src/handlers/<name>.rs`.
+    pub handler: Option<Handler>,
     /// Groups of parameters of which at least one must be given (a project
     /// is created with a `name` or a `path`).
     pub one_of: &'static [&'static [&'static str]],

@@ -122,7 +122,7 @@ pub fn decode(
         problems,
     })?;
     if let Some(check) = action.check {
-        let problems = checks::find(check).problems(&args);
+        let problems = checks::problems(check, &args);
         if !problems.is_empty() {
             return Err(DecodeError::Params {
                 tool,

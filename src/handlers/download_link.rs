@@ -7,38 +7,28 @@
 //! GitLab picks an archive's format from the path's extension
 //! (`archive.zip`, lib/api/repositories.rb): a `format` value moves there.
 
-use super::{BoxFuture, Gitlab, Handler};
+use super::Gitlab;
 use crate::catalog::RestRoute;
 use crate::dispatch::ValidatedCall;
 use crate::gitlab::{AuthScheme, request};
 use crate::render::Output;
 
-pub struct DownloadLink;
-
-impl Handler for DownloadLink {
-    fn run<'a>(
-        &'a self,
-        call: &'a ValidatedCall,
-        route: &'a RestRoute,
-        gitlab: &'a Gitlab<'a>,
-    ) -> BoxFuture<'a, Output> {
-        Box::pin(async move {
-            let mut request = request::build(call, route);
-            let (format, rest) = take_format(&request.query);
-            if let Some(format) = format {
-                request.path = format!("{}.{format}", request.path);
-            }
-            request.query = rest;
-            let url = format!("{}{}", gitlab.target.api_root, request.path_and_query());
-            let header = match gitlab.target.credentials.as_ref().map(|c| c.scheme) {
-                Some(AuthScheme::Bearer) => "Authorization: Bearer <token>",
-                _ => "PRIVATE-TOKEN: <token>",
-            };
-            Output::ok(format!(
-                "{url}\nA download link, not fetched: the file is binary. It needs a token that may read the project:\ncurl --fail --location --header \"{header}\" --output <file> \"{url}\""
-            ))
-        })
+/// The link, and how to fetch it; nothing is sent.
+pub fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -> Output {
+    let mut request = request::build(call, route);
+    let (format, rest) = take_format(&request.query);
+    if let Some(format) = format {
+        request.path = format!("{}.{format}", request.path);
     }
+    request.query = rest;
+    let url = format!("{}{}", gitlab.target.api_root, request.path_and_query());
+    let header = match gitlab.target.credentials.as_ref().map(|c| c.scheme) {
+        Some(AuthScheme::Bearer) => "Authorization: Bearer <token>",
+        _ => "PRIVATE-TOKEN: <token>",
+    };
+    Output::ok(format!(
+        "{url}\nA download link, not fetched: the file is binary. It needs a token that may read the project:\ncurl --fail --location --header \"{header}\" --output <file> \"{url}\""
+    ))
 }
 
 /// The `format=` pair of an encoded query, and the query without it.

@@ -15,25 +15,12 @@
 use serde_json::{Map, Value};
 
 use super::diff_position::{DiffVersion, LineAsk, place};
-use super::{BoxFuture, Gitlab, Handler};
+use super::Gitlab;
 use crate::catalog::{Method, RestRoute};
 use crate::diff::{FileDiff, Side};
 use crate::dispatch::ValidatedCall;
 use crate::gitlab::{Body, Failed, HttpRequest, request};
 use crate::render::{self, Output};
-
-pub struct LineComment;
-
-impl Handler for LineComment {
-    fn run<'a>(
-        &'a self,
-        call: &'a ValidatedCall,
-        route: &'a RestRoute,
-        gitlab: &'a Gitlab<'a>,
-    ) -> BoxFuture<'a, Output> {
-        Box::pin(comment(call, route, gitlab))
-    }
-}
 
 /// What the call asks for, already checked by dispatch/checks/line_comment.rs:
 /// the lines, and the comment's body.
@@ -53,7 +40,8 @@ fn ask(call: &ValidatedCall) -> (LineAsk<'_>, &str) {
     (ask, text("body"))
 }
 
-async fn comment(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -> Output {
+/// The comment posted on a checked line: the steps in the module doc.
+pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -> Output {
     let (ask, body) = ask(call);
     // The catalog's endpoint, `.../merge_requests/:iid/discussions`.
     let discussions = request::build(call, route).path;
@@ -93,7 +81,7 @@ async fn comment(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
                 max_bytes: gitlab.render.max_bytes.saturating_sub(heading.len()),
                 ..gitlab.render
             };
-            let mut output = LineComment.answer(call, &response, options);
+            let mut output = render::success(call, &response, options);
             output.text.insert_str(0, &heading);
             output
         }

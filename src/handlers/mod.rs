@@ -1,9 +1,11 @@
 //! How a REST action is carried out: build the request, send it, read the
-//! answer. Most actions need nothing but the catalog (`Plain`); an action
-//! whose body or answer needs Rust, or that takes more than one request,
-//! names a handler with `handler = "<name>"`. Each handler's home is the
-//! file `<name>.rs` here (build.rs refuses a name without a file),
-//! registered below.
+//! answer. Most actions need nothing but the catalog (`one_request`); an
+//! action whose body or answer needs Rust, or that takes more than one
+//! request, names a handler with `handler = "<name>"`. The build turns
+//! those names into the enum `catalog::Handler`, and `request` and `run`
+//! below match on it exhaustively, with no wildcard: a name without an arm
+//! does not compile. Each handler's home is the file `<name>.rs` here (the
+//! build also refuses a name without a file).
 
 mod artifact_list;
 mod diff_position;
@@ -15,10 +17,7 @@ mod raw_upload;
 mod review_context;
 mod upload;
 
-use std::future::Future;
-use std::pin::Pin;
-
-use crate::catalog::{ActionSpec, RestRoute};
+use crate::catalog::{Handler, RestRoute};
 use crate::dispatch::ValidatedCall;
 use crate::gitlab::{Client, Failed, HttpRequest, Response, Target, request};
 use crate::render::{self, Output};
@@ -76,37 +75,52 @@ impl Gitlab<'_> {
     }
 }
 
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// One way of carrying out a REST action. Each step has the catalog's
-/// behaviour by default; a handler overrides the steps it changes.
-pub trait Handler: Sync {
-    /// The request; `Err` is a problem found before anything is sent (such
-    /// as content that is not valid base64), worded for the model.
-    fn request(&self, call: &ValidatedCall, route: &RestRoute) -> Result<HttpRequest, String> {
-        Ok(request::build(call, route))
+/// The request a REST action sends (the first, when it sends several):
+/// the catalog's, unless its handler builds the body. `Err` is a problem
+/// found before anything is sent (such as content that is not valid
+/// base64), worded for the model.
+pub fn request(call: &ValidatedCall, route: &RestRoute) -> Result<HttpRequest, String> {
+    match call.action.handler {
+        Some(Handler::Upload) => upload::request(call, route),
+        Some(Handler::RawUpload) => raw_upload::request(call, route),
+        None
+        | Some(
+            Handler::ArtifactList
+            | Handler::DownloadLink
+            | Handler::LineComment
+            | Handler::ReviewContext,
+        ) => Ok(request::build(call, route)),
     }
+}
 
-    /// A successful answer as the model reads it.
-    fn answer(
-        &self,
+/// The whole action: one request and its answer, unless its handler
+/// carries it out itself (several requests, or none).
+pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -> Output {
+    match call.action.handler {
+        Some(Handler::DownloadLink) => download_link::run(call, route, gitlab),
+        Some(Handler::LineComment) => line_comment::run(call, route, gitlab).await,
+        Some(Handler::ReviewContext) => review_context::run(call, route, gitlab).await,
+        Some(Handler::ArtifactList) => {
+            one_request(call, route, gitlab, artifact_list::answer).await
+        }
+        None | Some(Handler::Upload | Handler::RawUpload) => {
+            one_request(call, route, gitlab, render::success).await
+        }
+    }
+}
+
+/// How a successful answer reads.
+type Answer = fn(&ValidatedCall, &Response, render::Options) -> Output;
+
+/// The catalog's way: one request (every page of it, for `max_items`),
+/// its answer or its failure.
+async fn one_request(
         call: &ValidatedCall,
-        response: &Response,
-        options: render::Options,
-    ) -> Output {
-        render::success(call, response, options)
-    }
-
-    /// The whole action: by default one request and its answer. A handler
-    /// that needs several requests overrides this.
-    fn run<'a>(
-        &'a self,
-        call: &'a ValidatedCall,
-        route: &'a RestRoute,
-        gitlab: &'a Gitlab<'a>,
-    ) -> BoxFuture<'a, Output> {
-        Box::pin(async move {
-            let request = match self.request(call, route) {
+    route: &RestRoute,
+    gitlab: &Gitlab<'_>,
+    answer: Answer,
+) -> Output {
+    let request = match request(call, route) {
                 Ok(request) => request,
                 Err(problem) => {
                     return Output::error(format!(
@@ -117,13 +131,12 @@ pub trait Handler: Sync {
             };
             tracing::debug!(tool = call.tool.name, action = call.action.name, method = request.method.as_str(), path = %request.path, "request");
             if let Some(max_items) = call.view.max_items {
-                return paging::follow(self, call, request, max_items, gitlab).await;
+        return paging::follow(call, request, max_items, gitlab, answer).await;
             }
-            // Progress only once the request is slow: rmcp's client asks
-            // for progress on every call, and two notifications per fast
-            // call cost a third of the throughput (BENCHMARKS.md). Without
-            // a progress token no timer is armed: each new timer wakes
-            // tokio's driver once more.
+    // Progress only once the request is slow: rmcp's client asks for
+    // progress on every call, and two notifications per fast call cost a
+    // third of the throughput (BENCHMARKS.md). Without a progress token no
+    // timer is armed: each new timer wakes tokio's driver once more.
             let send = gitlab.send(&request);
             tokio::pin!(send);
             let (sent, reported) = if gitlab.progress.is_none() {
@@ -138,61 +151,14 @@ pub trait Handler: Sync {
                 }
             };
             let output = match sent {
-                Ok(response) => self.answer(call, &response, gitlab.render),
+        Ok(response) => answer(call, &response, gitlab.render),
                 Err(failed) => gitlab.failure(call, &failed),
             };
             if reported {
                 gitlab.progress(1.0, Some(1.0), "answered");
             }
             output
-        })
-    }
 }
 
 /// How long a single request runs before its call reports progress.
 pub const SLOW_REQUEST: std::time::Duration = std::time::Duration::from_millis(300);
-
-/// The catalog's behaviour, for every action without a handler.
-pub struct Plain;
-
-impl Handler for Plain {}
-
-static REGISTRY: &[(&str, &dyn Handler)] = &[
-    ("artifact_list", &artifact_list::ArtifactList),
-    ("download_link", &download_link::DownloadLink),
-    ("line_comment", &line_comment::LineComment),
-    ("raw_upload", &raw_upload::RawUpload),
-    ("review_context", &review_context::ReviewContext),
-    ("upload", &upload::Upload),
-];
-
-/// The handler that carries out `action`.
-pub fn for_action(action: &ActionSpec) -> &'static dyn Handler {
-    let Some(name) = action.handler else {
-        return &Plain;
-    };
-    REGISTRY
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, handler)| *handler)
-        .unwrap_or_else(|| panic!("handler `{name}` is not registered in handlers/mod.rs"))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn every_handler_the_catalog_names_is_registered() {
-        for tool in crate::catalog::tools() {
-            for action in tool.actions {
-                if let Some(name) = action.handler {
-                    assert!(
-                        super::REGISTRY.iter().any(|(n, _)| *n == name),
-                        "{}.{}: handler `{name}`",
-                        tool.name,
-                        action.name
-                    );
-                }
-            }
-        }
-    }
-}

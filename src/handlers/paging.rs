@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::{Gitlab, Handler};
+use super::{Answer, Gitlab};
 use crate::dispatch::ValidatedCall;
 use crate::gitlab::{HttpRequest, Pagination, Response};
 use crate::render::Output;
@@ -13,12 +13,12 @@ use crate::render::Output;
 /// The most items one call may gather, whatever it asks.
 pub const MAX_FOLLOWED_ITEMS: usize = 1000;
 
-pub async fn follow<H: Handler + ?Sized>(
-    handler: &H,
+pub async fn follow(
     call: &ValidatedCall,
     first: HttpRequest,
     max_items: usize,
     gitlab: &Gitlab<'_>,
+    answer: Answer,
 ) -> Output {
     let wanted = max_items.min(MAX_FOLLOWED_ITEMS);
     let mut items: Vec<Value> = Vec::new();
@@ -48,7 +48,7 @@ pub async fn follow<H: Handler + ?Sized>(
                 empty
             }
             // Not a list after all: show it as it came.
-            _ => return handler.answer(call, &response, gitlab.render),
+            _ => return answer(call, &response, gitlab.render),
         };
         gitlab.progress(
             items.len().min(wanted) as f64,
@@ -75,7 +75,7 @@ pub async fn follow<H: Handler + ?Sized>(
             .into(),
         ..last
     };
-    let mut output = handler.answer(call, &merged, gitlab.render);
+    let mut output = answer(call, &merged, gitlab.render);
     output.text.push_str(&format!(
         "\n[followed {pages} pages: {gathered} items{}]",
         if more_left

@@ -6,22 +6,18 @@
 
 use serde_json::Value;
 
-use super::Handler;
 use super::upload::content_bytes;
 use crate::catalog::RestRoute;
 use crate::dispatch::ValidatedCall;
 use crate::gitlab::{Body, HttpRequest, request};
 
-pub struct RawUpload;
-
-impl Handler for RawUpload {
-    fn request(&self, call: &ValidatedCall, route: &RestRoute) -> Result<HttpRequest, String> {
-        let mut request = request::build(call, route);
-        let mut fields = match request.body.take() {
-            Some(Body::Json(Value::Object(fields))) => fields,
-            _ => Default::default(),
-        };
-        request.body = Some(Body::Raw(content_bytes(&mut fields)?));
-        Ok(request)
-    }
+/// The catalog's request with the file's bytes as its body.
+pub fn request(call: &ValidatedCall, route: &RestRoute) -> Result<HttpRequest, String> {
+    let mut request = request::build(call, route);
+    let mut fields = match request.body.take() {
+        Some(Body::Json(Value::Object(fields))) => fields,
+        _ => Default::default(),
+    };
+    request.body = Some(Body::Raw(content_bytes(&mut fields)?));
+    Ok(request)
 }

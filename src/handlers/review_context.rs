@@ -31,50 +31,40 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use super::{BoxFuture, Gitlab, Handler};
+use super::Gitlab;
 use crate::catalog::RestRoute;
 use crate::dispatch::ValidatedCall;
 use crate::gitlab::{Failed, HttpRequest, Response, request};
 use crate::render::{self, Output, untrusted};
-
-pub struct ReviewContext;
 
 /// Files and threads read (GitLab's largest page).
 const PER_PAGE: u32 = 100;
 /// Room kept at the end of the answer for the last cut note.
 const FOOTER_ROOM: usize = 160;
 
-impl Handler for ReviewContext {
-    fn run<'a>(
-        &'a self,
-        call: &'a ValidatedCall,
-        route: &'a RestRoute,
-        gitlab: &'a Gitlab<'a>,
-    ) -> BoxFuture<'a, Output> {
-        Box::pin(async move {
-            let base = request::build(call, route).path;
-            let per_page = format!("per_page={PER_PAGE}");
-            let (mr, approvals, diffs, discussions) = (
-                HttpRequest::get(base.clone()),
-                HttpRequest::get(format!("{base}/approvals")),
-                HttpRequest::get(format!("{base}/diffs")).with_query(per_page.clone()),
-                HttpRequest::get(format!("{base}/discussions")).with_query(per_page),
-            );
-            gitlab.progress(0.0, Some(1.0), "sent 4 reads to GitLab");
-            let (mr, approvals, diffs, discussions) = tokio::join!(
-                gitlab.send(&mr),
-                gitlab.send(&approvals),
-                gitlab.send(&diffs),
-                gitlab.send(&discussions),
-            );
-            gitlab.progress(1.0, Some(1.0), "answered");
-            let mr = match mr {
-                Ok(response) => text::json_of(&response),
-                Err(failed) => return gitlab.failure(call, &failed),
-            };
-            render(call, &mr, approvals, diffs, discussions, gitlab.render)
-        })
-    }
+/// Four reads at once, then one compact answer.
+pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -> Output {
+    let base = request::build(call, route).path;
+    let per_page = format!("per_page={PER_PAGE}");
+    let (mr, approvals, diffs, discussions) = (
+        HttpRequest::get(base.clone()),
+        HttpRequest::get(format!("{base}/approvals")),
+        HttpRequest::get(format!("{base}/diffs")).with_query(per_page.clone()),
+        HttpRequest::get(format!("{base}/discussions")).with_query(per_page),
+    );
+    gitlab.progress(0.0, Some(1.0), "sent 4 reads to GitLab");
+    let (mr, approvals, diffs, discussions) = tokio::join!(
+        gitlab.send(&mr),
+        gitlab.send(&approvals),
+        gitlab.send(&diffs),
+        gitlab.send(&discussions),
+    );
+    gitlab.progress(1.0, Some(1.0), "answered");
+    let mr = match mr {
+        Ok(response) => text::json_of(&response),
+        Err(failed) => return gitlab.failure(call, &failed),
+    };
+    render(call, &mr, approvals, diffs, discussions, gitlab.render)
 }
 
 /// The answer: the merge request's facts, then the changed files and the

@@ -5,29 +5,25 @@
 
 use serde_json::{Map, Value};
 
-use super::Handler;
 use crate::catalog::RestRoute;
 use crate::dispatch::ValidatedCall;
 use crate::encoding::decode_base64;
 use crate::gitlab::{Body, HttpRequest, request};
 
-pub struct Upload;
-
-impl Handler for Upload {
-    fn request(&self, call: &ValidatedCall, route: &RestRoute) -> Result<HttpRequest, String> {
-        let mut request = request::build(call, route);
-        let mut fields = match request.body.take() {
-            Some(Body::Json(Value::Object(fields))) => fields,
-            _ => Default::default(),
-        };
-        let bytes = content_bytes(&mut fields)?;
-        request.body = Some(Body::File {
-            field: "file",
-            file_name: take_text(&mut fields, "file_name"),
-            bytes,
-        });
-        Ok(request)
-    }
+/// The catalog's request with a multipart file as its body.
+pub fn request(call: &ValidatedCall, route: &RestRoute) -> Result<HttpRequest, String> {
+    let mut request = request::build(call, route);
+    let mut fields = match request.body.take() {
+        Some(Body::Json(Value::Object(fields))) => fields,
+        _ => Default::default(),
+    };
+    let bytes = content_bytes(&mut fields)?;
+    request.body = Some(Body::File {
+        field: "file",
+        file_name: take_text(&mut fields, "file_name"),
+        bytes,
+    });
+    Ok(request)
 }
 
 /// The bytes `content` holds, read as `encoding` says (text or base64).

@@ -1,28 +1,21 @@
-//! The build script's refusals, run on small catalogs: the build's own code
-//! (`build/*.rs`, included here by path) must refuse a mistyped kind, an
-//! unknown toolset, handler or check, naming the file and the action; and
-//! the JSON it embeds must be JSON, whatever characters a value holds.
+//! The catalog compiler (`gitlab-mcp-catalog`, which the build runs) on
+//! small catalogs: it reports every mistake at once, each naming its file,
+//! item and field (a mistyped kind, an unknown toolset, handler or check, a
+//! word outside a closed set, a path parameter that contradicts its
+//! template), in every file even after one fails; it infers path
+//! parameters from the placeholders, finds a tool file's own `[params]`,
+//! and writes the `Handler` and `Check` enums; the JSON it embeds is JSON.
 
-#![allow(dead_code)]
-
-#[path = "../../build/defs.rs"]
-mod defs;
-#[path = "../../build/emit.rs"]
-mod emit;
-#[path = "../../build/expand.rs"]
-mod expand;
-#[path = "../../build/json.rs"]
-mod json;
-
-use std::collections::BTreeSet;
-use std::panic;
+use gitlab_mcp_catalog::{Generated, Problem, Problems, Sources, compile_sources, json};
 
 const SHARED: &str = r#"
 [params.project_id]
 type = "string"
-in = "path"
-required = true
 doc = "Project."
+
+[params.page]
+type = "integer"
+doc = "Page."
 
 [toolsets]
 core = "The everyday work."
@@ -36,18 +29,28 @@ long_text = ["description"]
 summary = ["iid", "title"]
 "#;
 
-fn tool_file(toolsets: &str, action_extra: &str) -> String {
+const VOCABULARY: &str = r#"
+param_synonyms = {}
+action_words = {}
+envelope_aliases = { params = [], action = [] }
+examples = { by_name = {}, by_format = {}, by_type = {} }
+peer_toolsets = {}
+peer_tools = {}
+"#;
+
+/// A tool file of one action, `list`, on `/projects/{project_id}/issues`.
+fn tool(name: &str, toolsets: &str, action_extra: &str) -> String {
     format!(
         r#"
-name = "gitlab_issue"
-title = "Issues"
+name = "{name}"
+title = "A tool"
 toolsets = {toolsets}
-summary = "Issues."
+summary = "A tool."
 example = '{{"action": "list", "params": {{"project_id": "g/p"}}}}'
 
 [[actions]]
 name = "list"
-summary = "List issues."
+summary = "List them."
 http = "GET /projects/{{project_id}}/issues"
 read_only = true
 destructive = false
@@ -58,85 +61,436 @@ use = ["project_id"]
     )
 }
 
-/// The panic message of expanding (and emitting) the tool file, if any.
-fn refusal(toolsets: &str, action_extra: &str) -> Option<String> {
-    let shared: defs::SharedFile = toml::from_str(SHARED).unwrap();
-    let kinds: defs::KindsFile = toml::from_str(KINDS).unwrap();
-    let tool: defs::ToolFile = toml::from_str(&tool_file(toolsets, action_extra)).unwrap();
-    let known = expand::Known {
-        shared: &shared,
-        kinds: &kinds,
-        handlers: BTreeSet::from(["upload".to_string()]),
-        checks: BTreeSet::from(["commit_actions".to_string()]),
-    };
-    panic::set_hook(Box::new(|_| {}));
-    let result = panic::catch_unwind(panic::AssertUnwindSafe(|| {
-        let here = "catalog/gitlab_issue.toml";
-        expand::check_toolsets(&tool, &shared, here);
-        let actions: Vec<expand::Action> = tool
-            .actions
-            .iter()
-            .map(|a| expand::action(a, &known, here))
-            .collect();
-        let mut out = String::new();
-        emit::tool(&mut out, &tool, &actions);
-    }));
-    let _ = panic::take_hook();
-    result.err().map(|e| {
-        e.downcast_ref::<String>()
-            .cloned()
-            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default()
-    })
+/// A small catalog with these tool files; `upload` is the only handler
+/// file, `commit_actions` the only check file.
+fn catalog(tools: &[(&str, String)]) -> Sources {
+    let mut files: Vec<(String, String)> = vec![
+        ("_shared.toml".into(), SHARED.into()),
+        ("kinds.toml".into(), KINDS.into()),
+        ("vocabulary.toml".into(), VOCABULARY.into()),
+        ("prompts.toml".into(), "prompts = []".into()),
+        ("urls.toml".into(), "shapes = []\nreferences = {}".into()),
+    ];
+    files.extend(tools.iter().map(|(n, t)| (format!("{n}.toml"), t.clone())));
+    Sources {
+        catalog_dir: "catalog".into(),
+        src_dir: "src".into(),
+        files: files.into_iter().collect(),
+        handler_files: ["upload".to_string()].into(),
+        check_files: ["commit_actions".to_string()].into(),
+    }
+}
+
+fn compiled(tools: &[(&str, String)]) -> Generated {
+    compile_sources(&catalog(tools), None).unwrap_or_else(|problems| panic!("{problems}"))
+}
+
+fn problems(tools: &[(&str, String)]) -> Vec<Problem> {
+    match compile_sources(&catalog(tools), None) {
+        Ok(_) => Vec::new(),
+        Err(Problems(problems)) => problems,
+    }
+}
+
+fn problem(file: &str, item: &str, field: Option<&'static str>, message: &str) -> Problem {
+    Problem {
+        file: file.into(),
+        item: item.into(),
+        field,
+        message: message.into(),
+    }
 }
 
 #[test]
 fn a_well_formed_entry_builds() {
-    assert_eq!(refusal(r#"["core"]"#, r#"returns = "issue[]""#), None);
-    assert_eq!(
-        refusal(
+    compiled(&[(
+        "gitlab_issue",
+        tool("gitlab_issue", r#"["core"]"#, r#"returns = "issue[]""#),
+    )]);
+    let code = compiled(&[(
+        "gitlab_issue",
+        tool(
+            "gitlab_issue",
             r#"["core"]"#,
-            "returns = \"nothing\"\nhandler = \"upload\"\ncheck = \"commit_actions\""
+            "returns = \"nothing\"\nhandler = \"upload\"\ncheck = \"commit_actions\"",
         ),
-        None
+    )])
+    .code;
+    assert!(
+        code.contains("check: Some(Check::CommitActions), handler: Some(Handler::Upload),"),
+        "{code}"
     );
 }
 
 #[test]
-fn a_mistyped_kind_fails_naming_file_and_action() {
-    let message = refusal(r#"["core"]"#, r#"returns = "isue[]""#).expect("refused");
-    assert!(
-        message.contains("catalog/gitlab_issue.toml action `list`")
-            && message.contains("`isue[]`")
-            && message.contains("kinds.toml"),
-        "{message}"
+fn two_mistakes_in_two_files_fail_once_naming_both() {
+    let result = compile_sources(
+        &catalog(&[
+            (
+                "gitlab_label",
+                tool("gitlab_label", r#"["cor"]"#, r#"returns = "issue[]""#),
+            ),
+            (
+                "gitlab_issue",
+                tool("gitlab_issue", r#"["core"]"#, r#"returns = "isue[]""#),
+            ),
+        ]),
+        None,
     );
+    let problems = result.expect_err("refused");
+    assert_eq!(
+        problems.0,
+        [
+            problem(
+                "catalog/gitlab_issue.toml",
+                "action `list`",
+                Some("returns"),
+                "`isue[]` names no kind of catalog/kinds.toml (declare it there, or use \"text\", \"log\" or \"nothing\")",
+            ),
+            problem(
+                "catalog/gitlab_label.toml",
+                "",
+                Some("toolsets"),
+                "toolset `cor` is not declared in catalog/_shared.toml [toolsets] (declared: core)",
+            ),
+        ]
+    );
+    // What the build fails with, once.
+    assert_eq!(
+        problems.to_string(),
+        "2 problems in the catalog:\n\
+         - catalog/gitlab_issue.toml: action `list`: `returns`: `isue[]` names no kind of catalog/kinds.toml (declare it there, or use \"text\", \"log\" or \"nothing\")\n\
+         - catalog/gitlab_label.toml: `toolsets`: toolset `cor` is not declared in catalog/_shared.toml [toolsets] (declared: core)\n"
+    );
+}
+
+#[test]
+fn a_word_outside_a_closed_set_is_a_toml_error_with_its_line_and_the_other_files_are_still_checked()
+{
+    let problems = problems(&[
+        (
+            "gitlab_issue",
+            tool(
+                "gitlab_issue",
+                r#"["core"]"#,
+                "returns = \"issue[]\"\nparams = [\n  { name = \"state\", type = \"strin\", doc = \"State.\" },\n]",
+            ),
+        ),
+        (
+            "gitlab_label",
+            tool("gitlab_label", r#"["cor"]"#, r#"returns = "issue[]""#),
+        ),
+    ]);
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert_eq!(
+        (problems[0].file.as_str(), problems[0].item.as_str()),
+        ("catalog/gitlab_issue.toml", "")
+    );
+    assert!(
+        // The line of the entry (a parameter's keys are read as a whole).
+        problems[0].message.contains("line 18, column 3\n")
+            && problems[0].message.contains("unknown variant `strin`")
+            && problems[0].message.contains("`string`, `integer`"),
+        "{}",
+        problems[0].message
+    );
+    assert_eq!(problems[1].file, "catalog/gitlab_label.toml");
+    assert_eq!(problems[1].field, Some("toolsets"));
+}
+
+#[test]
+fn a_mistyped_location_or_style_is_refused() {
+    for (param, word) in [
+        (
+            "{ name = \"state\", type = \"string\", in = \"querry\", doc = \"S.\" }",
+            "querry",
+        ),
+        (
+            "{ name = \"labels\", type = \"array\", items = \"string\", style = \"cvs\", doc = \"L.\" }",
+            "cvs",
+        ),
+        (
+            "{ name = \"labels\", type = \"array\", items = \"strng\", doc = \"L.\" }",
+            "strng",
+        ),
+    ] {
+        let extra = format!("returns = \"issue[]\"\nparams = [{param}]");
+        let problems = problems(&[("gitlab_issue", tool("gitlab_issue", r#"["core"]"#, &extra))]);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0]
+                .message
+                .contains(&format!("unknown variant `{word}`")),
+            "{}",
+            problems[0].message
+        );
+    }
 }
 
 #[test]
 fn an_unknown_toolset_fails_naming_the_file() {
-    let message = refusal(r#"["cor"]"#, r#"returns = "issue[]""#).expect("refused");
-    assert!(
-        message.contains("catalog/gitlab_issue.toml") && message.contains("toolset `cor`"),
-        "{message}"
+    let problems = problems(&[(
+        "gitlab_issue",
+        tool("gitlab_issue", r#"["cor"]"#, r#"returns = "issue[]""#),
+    )]);
+    assert_eq!(
+        problems,
+        [problem(
+            "catalog/gitlab_issue.toml",
+            "",
+            Some("toolsets"),
+            "toolset `cor` is not declared in catalog/_shared.toml [toolsets] (declared: core)"
+        )]
     );
 }
 
 #[test]
 fn an_unknown_handler_or_check_fails_naming_file_and_action() {
-    let message =
-        refusal(r#"["core"]"#, "returns = \"issue[]\"\nhandler = \"uplaod\"").expect("refused");
-    assert!(
-        message.contains("catalog/gitlab_issue.toml action `list`")
-            && message.contains("handler `uplaod`")
-            && message.contains("src/handlers/uplaod.rs"),
-        "{message}"
+    let problems = problems(&[(
+        "gitlab_issue",
+        tool(
+            "gitlab_issue",
+            r#"["core"]"#,
+            "returns = \"issue[]\"\nhandler = \"uplaod\"\ncheck = \"commit\"",
+        ),
+    )]);
+    assert_eq!(
+        problems,
+        [
+            problem(
+                "catalog/gitlab_issue.toml",
+                "action `list`",
+                Some("handler"),
+                "handler `uplaod` has no file src/handlers/uplaod.rs (handlers: upload)"
+            ),
+            problem(
+                "catalog/gitlab_issue.toml",
+                "action `list`",
+                Some("check"),
+                "check `commit` has no file src/dispatch/checks/commit.rs (checks: commit_actions)"
+            ),
+        ]
     );
-    let message =
-        refusal(r#"["core"]"#, "returns = \"issue[]\"\ncheck = \"commit\"").expect("refused");
+}
+
+#[test]
+fn the_enums_hold_every_handler_and_check_the_catalog_names() {
+    let code = compiled(&[
+        (
+            "gitlab_issue",
+            tool(
+                "gitlab_issue",
+                r#"["core"]"#,
+                "returns = \"nothing\"\nhandler = \"upload\"",
+            ),
+        ),
+        (
+            "gitlab_label",
+            tool(
+                "gitlab_label",
+                r#"["core"]"#,
+                "returns = \"nothing\"\ncheck = \"commit_actions\"",
+            ),
+        ),
+    ])
+    .code;
+    assert!(code.contains("pub enum Handler { Upload, }"), "{code}");
+    assert!(code.contains("pub enum Check { CommitActions, }"), "{code}");
+    let none = compiled(&[(
+        "gitlab_issue",
+        tool("gitlab_issue", r#"["core"]"#, "returns = \"nothing\""),
+    )])
+    .code;
+    assert!(none.contains("pub enum Handler {  }"), "{none}");
+}
+
+#[test]
+fn one_tool_file_compiles_alone_but_the_enums_keep_every_name() {
+    let sources = catalog(&[
+        (
+            "gitlab_issue",
+            tool("gitlab_issue", r#"["core"]"#, r#"returns = "issue[]""#),
+        ),
+        (
+            "gitlab_label",
+            tool(
+                "gitlab_label",
+                r#"["cor"]"#,
+                "returns = \"nothing\"\nhandler = \"upload\"",
+            ),
+        ),
+    ]);
+    let code = compile_sources(&sources, Some("gitlab_issue"))
+        .unwrap_or_else(|problems| panic!("{problems}"))
+        .code;
+    assert!(code.contains("name: \"gitlab_issue\""), "{code}");
+    assert!(!code.contains("name: \"gitlab_label\""), "{code}");
+    assert!(code.contains("pub enum Handler { Upload, }"), "{code}");
+    let problems = compile_sources(&sources, Some("gitlab_label")).expect_err("refused");
+    assert_eq!(problems.0.len(), 1, "{problems}");
+    assert_eq!(problems.0[0].file, "catalog/gitlab_label.toml");
+}
+
+/// The `ParamSpec` the compiler writes for `name`.
+fn param_spec<'a>(code: &'a str, name: &str) -> &'a str {
+    let start = code
+        .find(&format!("ParamSpec {{ name: \"{name}\""))
+        .unwrap_or_else(|| panic!("no {name} in {code}"));
+    let end = code[start..].find(" },").expect("closed") + start;
+    &code[start..end]
+}
+
+#[test]
+fn a_placeholder_is_a_required_path_parameter_without_saying_so() {
+    let extra = "returns = \"issue[]\"\nparams = [\n  { name = \"state\", type = \"string\", doc = \"S.\" },\n]";
+    let mut file = tool("gitlab_issue", r#"["core"]"#, extra);
+    file = file.replace(
+        "/projects/{project_id}/issues\"",
+        "/projects/{project_id}/issues/{issue_iid}\"",
+    );
+    file = file.replace(
+        "  { name = \"state\"",
+        "  { name = \"issue_iid\", type = \"integer\", doc = \"I.\" },\n  { name = \"state\"",
+    );
+    let code = compiled(&[("gitlab_issue", file)]).code;
     assert!(
-        message.contains("action `list`") && message.contains("check `commit`"),
-        "{message}"
+        param_spec(&code, "project_id").contains("location: Location::Path, required: true,"),
+        "{code}"
+    );
+    let iid = param_spec(&code, "issue_iid");
+    assert!(
+        iid.contains("location: Location::Path, required: true,")
+            && iid.contains("minimum: Some(1),"),
+        "{iid}"
+    );
+    assert!(
+        param_spec(&code, "state").contains("location: Location::Query, required: false,"),
+        "{code}"
+    );
+    assert!(
+        code.contains("parts: &[PathPart::Literal(\"/projects/\"),PathPart::Param(0),PathPart::Literal(\"/issues/\"),PathPart::Param(1),]"),
+        "{code}"
+    );
+}
+
+#[test]
+fn a_path_parameter_that_contradicts_the_template_is_refused() {
+    let mut file = tool(
+        "gitlab_issue",
+        r#"["core"]"#,
+        "returns = \"issue[]\"\nparams = [\n  { name = \"issue_iid\", type = \"integer\", required = true, doc = \"I.\" },\n  { name = \"note_id\", type = \"integer\", in = \"path\", doc = \"N.\" },\n  { name = \"board_id\", type = \"integer\", in = \"body\", doc = \"B.\" },\n]",
+    );
+    file = file.replace(
+        "/projects/{project_id}/issues\"",
+        "/projects/{project_id}/issues/{issue_iid}/boards/{board_id}/{list_id}\"",
+    );
+    let problems = problems(&[("gitlab_issue", file)]);
+    let file = "catalog/gitlab_issue.toml";
+    assert_eq!(
+        problems,
+        [
+            problem(
+                file,
+                "action `list` param `note_id`",
+                Some("in"),
+                "`in = \"path\"` is never written: a parameter is in the path exactly when the action's `http` names it as a {placeholder}"
+            ),
+            problem(
+                file,
+                "action `list` param `issue_iid`",
+                Some("required"),
+                "is a placeholder of the path ({issue_iid}), always required: remove `required`"
+            ),
+            problem(
+                file,
+                "action `list` param `board_id`",
+                Some("in"),
+                "is a placeholder of the path ({board_id}), so it goes in the path, not the body"
+            ),
+            problem(
+                file,
+                "action `list`",
+                Some("http"),
+                "placeholder {list_id} has no parameter (declare it, or `use` it)"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_tool_files_own_params_come_before_the_shared_ones() {
+    let mut file = tool(
+        "gitlab_snippet",
+        r#"["core"]"#,
+        "returns = \"issue[]\"\nuse = [\"project_id\", \"snippet_id\", \"page\"]",
+    );
+    file = file.replace("use = [\"project_id\"]\n", "");
+    file = file.replace(
+        "/projects/{project_id}/issues\"",
+        "/projects/{project_id}/snippets/{snippet_id}\"",
+    );
+    file = file.replace(
+        "[[actions]]",
+        "[params.snippet_id]\ntype = \"integer\"\ndoc = \"The snippet's id.\"\n\n[params.page]\ntype = \"string\"\ndoc = \"This file's page.\"\n\n[[actions]]",
+    );
+    let code = compiled(&[("gitlab_snippet", file.clone())]).code;
+    assert!(
+        param_spec(&code, "snippet_id").contains("location: Location::Path, required: true,"),
+        "{code}"
+    );
+    assert!(
+        param_spec(&code, "page").contains("doc: \"This file's page.\""),
+        "{code}"
+    );
+
+    // A parameter of the file no action uses, and a `use` found nowhere.
+    let file = file.replace("\"snippet_id\", \"page\"]", "\"snippet_id\", \"pgae\"]");
+    assert_eq!(
+        problems(&[("gitlab_snippet", file)]),
+        [
+            problem(
+                "catalog/gitlab_snippet.toml",
+                "param `page`",
+                None,
+                "is declared in this file's [params] but no action `use`s it"
+            ),
+            problem(
+                "catalog/gitlab_snippet.toml",
+                "action `list`",
+                Some("use"),
+                "`pgae` is a parameter of neither this file's [params] nor catalog/_shared.toml"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_mistake_in_a_shared_parameter_is_reported_once_where_it_is_declared() {
+    let sources = {
+        let mut s = catalog(&[
+            (
+                "gitlab_issue",
+                tool("gitlab_issue", r#"["core"]"#, r#"returns = "issue[]""#),
+            ),
+            (
+                "gitlab_label",
+                tool("gitlab_label", r#"["core"]"#, r#"returns = "issue[]""#),
+            ),
+        ]);
+        s.files.insert(
+            "_shared.toml".into(),
+            SHARED.replace("doc = \"Project.\"", "required = true\ndoc = \"Project.\""),
+        );
+        s
+    };
+    assert_eq!(
+        compile_sources(&sources, None).expect_err("refused").0,
+        [problem(
+            "catalog/_shared.toml",
+            "param `project_id`",
+            Some("required"),
+            "is a placeholder of the path ({project_id}), always required: remove `required`"
+        )]
     );
 }
 

@@ -1,6 +1,7 @@
 //! The catalog's rules, checked on every entry of the compiled catalog (the
-//! same statics the server uses). `build.rs` already refuses malformed
-//! entries, unknown keys, missing annotations and undeclared placeholders.
+//! same statics the server uses). The catalog compiler already refuses
+//! malformed entries, unknown keys, missing annotations and undeclared
+//! placeholders (`build_rules.rs`).
 
 use std::collections::HashSet;
 

@@ -341,7 +341,7 @@ proptest! {
             }
             Err(e) => return Err(TestCaseError::fail(format!("refused: {e}"))),
         };
-        let Ok(request) = handlers::for_action(case.action).request(&call, route) else {
+        let Ok(request) = handlers::request(&call, route) else {
             return Ok(());
         };
         let mut expected = segments(route.template).len();
@@ -399,7 +399,7 @@ proptest! {
         let Some(call) = decode(case, args) else {
             return Ok(());
         };
-        let Ok(request) = handlers::for_action(case.action).request(&call, route) else {
+        let Ok(request) = handlers::request(&call, route) else {
             return Ok(());
         };
         let mut expected = 0;

@@ -5,52 +5,48 @@
 
 use serde_json::Value;
 
-use super::Check;
 use crate::dispatch::Arg;
 use crate::dispatch::error::{ItemProblem, ParamProblem};
 
-pub struct CommitActions;
-
-impl Check for CommitActions {
-    fn problems(&self, args: &[Arg]) -> Vec<ParamProblem> {
-        let Some(Value::Array(actions)) = args
-            .iter()
-            .find(|a| a.spec.name == "actions")
-            .map(|a| &a.value)
-        else {
-            return Vec::new();
+/// Every file action missing what its kind needs.
+pub fn problems(args: &[Arg]) -> Vec<ParamProblem> {
+    let Some(Value::Array(actions)) = args
+        .iter()
+        .find(|a| a.spec.name == "actions")
+        .map(|a| &a.value)
+    else {
+        return Vec::new();
+    };
+    let mut problems = Vec::new();
+    if actions.is_empty() {
+        problems.push(ParamProblem::Empty {
+            name: "actions",
+            element: "file action",
+        });
+    }
+    for (index, item) in actions.iter().enumerate() {
+        let kind = item
+            .get("action")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let needs: &[&str] = match kind {
+            "create" | "update" => &["content"],
+            "move" => &["previous_path"],
+            "chmod" => &["execute_filemode"],
+            _ => &[],
         };
-        let mut problems = Vec::new();
-        if actions.is_empty() {
-            problems.push(ParamProblem::Empty {
-                name: "actions",
-                element: "file action",
-            });
-        }
-        for (index, item) in actions.iter().enumerate() {
-            let kind = item
-                .get("action")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let needs: &[&str] = match kind {
-                "create" | "update" => &["content"],
-                "move" => &["previous_path"],
-                "chmod" => &["execute_filemode"],
-                _ => &[],
-            };
-            for field in needs {
-                if item.get(*field).is_none() {
-                    problems.push(ParamProblem::Item {
-                        param: "actions",
-                        index,
-                        field: Some((*field).to_string()),
-                        problem: ItemProblem::NeededFor {
-                            kind: kind.to_string(),
-                        },
-                    });
-                }
+        for field in needs {
+            if item.get(*field).is_none() {
+                problems.push(ParamProblem::Item {
+                    param: "actions",
+                    index,
+                    field: Some((*field).to_string()),
+                    problem: ItemProblem::NeededFor {
+                        kind: kind.to_string(),
+                    },
+                });
             }
         }
-        problems
     }
+    problems
 }

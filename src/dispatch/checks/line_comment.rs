@@ -7,43 +7,39 @@
 //! that line numbers start at 1 (`minimum`); this check says not both.
 //! Whether the lines are in the diff is the handler's question.
 
-use super::Check;
 use crate::dispatch::Arg;
 use crate::dispatch::error::ParamProblem;
 
-pub struct LineComment;
-
-impl Check for LineComment {
-    fn problems(&self, args: &[Arg]) -> Vec<ParamProblem> {
-        let number = |name: &str| {
-            args.iter()
-                .find(|a| a.spec.name == name)
-                .and_then(|a| a.value.as_i64())
+/// Both sides given, or a range that ends before it starts.
+pub fn problems(args: &[Arg]) -> Vec<ParamProblem> {
+    let number = |name: &str| {
+        args.iter()
+            .find(|a| a.spec.name == name)
+            .and_then(|a| a.value.as_i64())
+    };
+    let given = |name: &str| {
+        args.iter()
+            .any(|a| a.spec.name == name && !a.value.is_null())
+    };
+    let mut problems = Vec::new();
+    let (line, old_line, end_line) = (number("line"), number("old_line"), number("end_line"));
+    if given("line") && given("old_line") {
+        problems.push(ParamProblem::BothGiven {
+            names: ["line", "old_line"],
+        });
+    } else {
+        let (start_name, start) = match line {
+            Some(n) => ("line", n),
+            None => ("old_line", old_line.unwrap_or(0)),
         };
-        let given = |name: &str| {
-            args.iter()
-                .any(|a| a.spec.name == name && !a.value.is_null())
-        };
-        let mut problems = Vec::new();
-        let (line, old_line, end_line) = (number("line"), number("old_line"), number("end_line"));
-        if given("line") && given("old_line") {
-            problems.push(ParamProblem::BothGiven {
-                names: ["line", "old_line"],
+        if let Some(end) = end_line.filter(|end| *end < start) {
+            problems.push(ParamProblem::EndsBeforeStart {
+                name: "end_line",
+                end,
+                start_name,
+                start,
             });
-        } else {
-            let (start_name, start) = match line {
-                Some(n) => ("line", n),
-                None => ("old_line", old_line.unwrap_or(0)),
-            };
-            if let Some(end) = end_line.filter(|end| *end < start) {
-                problems.push(ParamProblem::EndsBeforeStart {
-                    name: "end_line",
-                    end,
-                    start_name,
-                    start,
-                });
-            }
         }
-        problems
     }
+    problems
 }

@@ -1,5 +1,6 @@
 //! The catalog's file formats, as serde reads them. Every struct denies
-//! unknown keys, so a misspelled key fails the build instead of being
+//! unknown keys and every closed set of words is an enum, so a misspelled
+//! key or value is a TOML error with its line and column instead of being
 //! ignored.
 
 use std::collections::BTreeMap;
@@ -26,6 +27,10 @@ pub struct ToolFile {
     pub toolsets: Vec<String>,
     pub summary: String,
     pub example: String,
+    /// Parameters several actions of this file share, by `use`; found
+    /// before `_shared.toml`'s.
+    #[serde(default)]
+    pub params: BTreeMap<String, ParamDef>,
     pub actions: Vec<ActionDef>,
 }
 
@@ -70,11 +75,13 @@ pub struct NamedParamDef {
 #[serde(deny_unknown_fields)]
 pub struct ParamDef {
     #[serde(rename = "type")]
-    pub ty: String,
+    pub ty: ParamType,
+    /// Unset for a placeholder of the template (the path) and for the
+    /// method's default (the query of GET and DELETE, else the body).
     #[serde(rename = "in")]
-    pub location: Option<String>,
-    #[serde(default)]
-    pub required: bool,
+    pub location: Option<Location>,
+    /// Unset for a placeholder, which is always required.
+    pub required: Option<bool>,
     #[serde(default, rename = "enum")]
     pub allowed: Vec<String>,
     pub default: Option<toml::Value>,
@@ -82,8 +89,8 @@ pub struct ParamDef {
     /// Bounds of an integer, as GitLab documents them.
     pub minimum: Option<i64>,
     pub maximum: Option<i64>,
-    pub items: Option<String>,
-    pub style: Option<String>,
+    pub items: Option<ParamType>,
+    pub style: Option<ArrayStyle>,
     /// The fields of each object in an array of objects.
     #[serde(default)]
     pub fields: Vec<FieldDef>,
@@ -104,12 +111,45 @@ pub struct ParamDef {
 pub struct FieldDef {
     pub name: String,
     #[serde(rename = "type")]
-    pub ty: String,
+    pub ty: ParamType,
     #[serde(default)]
     pub required: bool,
     #[serde(default, rename = "enum")]
     pub allowed: Vec<String>,
     pub doc: String,
+}
+
+/// JSON Schema's types only: there is no `date`, `datetime` or `int` (a
+/// date is a string with a `format`). The names are the runtime's
+/// `ParamType` variants.
+#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamType {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    Array,
+    Object,
+}
+
+/// Where a parameter is sent (the runtime's `Location` variants).
+#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Location {
+    Path,
+    Query,
+    Body,
+}
+
+/// How an array is written (the runtime's `ArrayStyle` variants).
+#[derive(Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ArrayStyle {
+    #[default]
+    Brackets,
+    Csv,
+    Segments,
 }
 
 /// `catalog/kinds.toml`: every resource kind an action may return.
@@ -165,7 +205,7 @@ pub struct EnvelopeAliases {
 pub struct Examples {
     pub by_name: BTreeMap<String, toml::Value>,
     pub by_format: BTreeMap<String, toml::Value>,
-    pub by_type: BTreeMap<String, toml::Value>,
+    pub by_type: BTreeMap<ParamType, toml::Value>,
 }
 
 /// `catalog/prompts.toml`: MCP prompts.

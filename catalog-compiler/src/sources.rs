@@ -1,0 +1,93 @@
+//! The compiler's input: the catalog's TOML texts and the names of the
+//! handler and check files, read from disk, or written by a test.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::problem::{Place, Report};
+
+/// Everything a compilation reads.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    /// The catalog's folder, as problems name its files (`catalog`).
+    pub catalog_dir: PathBuf,
+    /// The crate's `src`, as problems name the handler and check files.
+    pub src_dir: PathBuf,
+    /// Every `.toml` file of the catalog: file name, text.
+    pub files: BTreeMap<String, String>,
+    /// The stems of the `.rs` files of `src/handlers/` and
+    /// `src/dispatch/checks/`, `mod` left out.
+    pub handler_files: BTreeSet<String>,
+    pub check_files: BTreeSet<String>,
+}
+
+/// Where handlers and checks live, under `src`.
+pub const HANDLERS_DIR: &str = "handlers";
+pub const CHECKS_DIR: &str = "dispatch/checks";
+
+impl Sources {
+    /// A catalog file's name as problems show it: `catalog/kinds.toml`.
+    pub fn label(&self, file: &str) -> String {
+        self.catalog_dir.join(file).display().to_string()
+    }
+
+    /// `src/handlers`, `src/dispatch/checks`.
+    pub fn code_dir(&self, dir: &str) -> String {
+        self.src_dir.join(dir).display().to_string()
+    }
+}
+
+/// Read the catalog and the code folders; what cannot be read is a problem.
+pub fn read(catalog_dir: &Path, src_dir: &Path, report: &mut Report) -> Sources {
+    let mut sources = Sources {
+        catalog_dir: catalog_dir.to_path_buf(),
+        src_dir: src_dir.to_path_buf(),
+        handler_files: stems(&src_dir.join(HANDLERS_DIR), "rs"),
+        check_files: stems(&src_dir.join(CHECKS_DIR), "rs"),
+        files: BTreeMap::new(),
+    };
+    let entries = match fs::read_dir(catalog_dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            report.push(
+                &Place::file(catalog_dir.display().to_string()),
+                None,
+                format!("cannot read the folder: {e}"),
+            );
+            return sources;
+        }
+    };
+    for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        match fs::read_to_string(&path) {
+            Ok(text) => {
+                sources.files.insert(name, text);
+            }
+            Err(e) => report.push(
+                &Place::file(path.display().to_string()),
+                None,
+                format!("cannot read: {e}"),
+            ),
+        }
+    }
+    sources
+}
+
+/// The stems of a folder's files with that extension, `mod` left out.
+fn stems(dir: &Path, extension: &str) -> BTreeSet<String> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return BTreeSet::new();
+    };
+    entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == extension))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .filter(|s| s != "mod")
+        .collect()
+}
