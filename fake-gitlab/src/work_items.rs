@@ -174,7 +174,12 @@ impl Db {
     /// The next iid of a namespace: work items and issues share one
     /// sequence, as they are one table.
     pub fn next_iid(&self, owner: Owner) -> u64 {
-        self.items_of(owner).iter().map(|i| i.iid).max().unwrap_or(0) + 1
+        self.items_of(owner)
+            .iter()
+            .map(|i| i.iid)
+            .max()
+            .unwrap_or(0)
+            + 1
     }
 
     /// The namespace's full path (`acme/platform/api`, `acme`).
@@ -191,9 +196,9 @@ impl Db {
             Owner::Project(p) => self.projects[p].members.contains(&user_id),
             Owner::Group(g) => {
                 let prefix = format!("{}/", self.groups[g].full_path);
-                self.projects
-                    .iter()
-                    .any(|p| p.path_with_namespace.starts_with(&prefix) && p.members.contains(&user_id))
+                self.projects.iter().any(|p| {
+                    p.path_with_namespace.starts_with(&prefix) && p.members.contains(&user_id)
+                })
             }
         }
     }
@@ -277,12 +282,18 @@ impl Db {
     /// (app/models/work_items/parent_link.rb validations, prefixed by
     /// "#<iid> cannot be added: " as WorkItems::ParentLinks services do);
     /// `None` when it can.
-    pub fn parent_refusal(&self, child: &Issue, child_ref: &str, parent: ItemRef) -> Option<String> {
+    pub fn parent_refusal(
+        &self,
+        child: &Issue,
+        child_ref: &str,
+        parent: ItemRef,
+    ) -> Option<String> {
         let parent_item = self.item(parent);
         let kind = |i: &Issue| WorkItemKind::by_base(&i.issue_type);
         let problem = if parent_item.id == child.id {
             Some("is not allowed to point to itself")
-        } else if !matches!((kind(child), kind(parent_item)), (Some(c), Some(p)) if c.accepts_parent(p)) {
+        } else if !matches!((kind(child), kind(parent_item)), (Some(c), Some(p)) if c.accepts_parent(p))
+        {
             Some("is not allowed to add this type of parent")
         } else if self.ancestors(parent_item.id).contains(&child.id) {
             Some("is already present in ancestors")

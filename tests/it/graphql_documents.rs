@@ -45,8 +45,10 @@ fn validated(schema: &Valid<Schema>) -> Vec<(String, Valid<ExecutableDocument>)>
     documents()
         .into_iter()
         .map(|(name, text)| {
-            let doc = ExecutableDocument::parse_and_validate(schema, text, &name)
-                .unwrap_or_else(|e| panic!("{name} is not valid against GitLab's schema:\n{}", e.errors));
+            let doc =
+                ExecutableDocument::parse_and_validate(schema, text, &name).unwrap_or_else(|e| {
+                    panic!("{name} is not valid against GitLab's schema:\n{}", e.errors)
+                });
             (name, doc)
         })
         .collect()
@@ -81,7 +83,10 @@ fn every_stored_document_is_valid_against_gitlabs_schema() {
     for (name, doc) in &docs {
         assert_eq!(doc.operations.len(), 1, "{name}: one operation per file");
         let text = std::fs::read_to_string(graphql_dir().join(name)).unwrap();
-        assert!(text.starts_with("# "), "{name}: opens with a comment saying what it is for");
+        assert!(
+            text.starts_with("# "),
+            "{name}: opens with a comment saying what it is for"
+        );
     }
 }
 
@@ -177,27 +182,42 @@ fn the_schema_file_holds_only_what_the_documents_select() {
                 unused.push(format!("{name}.{field}"));
             }
             for arg in &def.arguments {
-                if !used.args.contains(&(key.0.clone(), key.1.clone(), arg.name.to_string())) {
+                if !used
+                    .args
+                    .contains(&(key.0.clone(), key.1.clone(), arg.name.to_string()))
+                {
                     unused.push(format!("{name}.{field}({})", arg.name));
                 }
             }
         }
     }
-    assert_eq!(unused, Vec::<String>::new(), "declared but selected by no document");
+    assert_eq!(
+        unused,
+        Vec::<String>::new(),
+        "declared but selected by no document"
+    );
 }
 
 /// A type's members as text, comparable across the two schemas: fields
 /// with their types and arguments, input fields, enum values.
 fn members(ty: &ExtendedType) -> BTreeSet<String> {
     let field = |name: &str, def: &apollo_compiler::schema::FieldDefinition| {
-        let mut args: Vec<String> = def.arguments.iter().map(|a| format!("{}: {}", a.name, a.ty)).collect();
+        let mut args: Vec<String> = def
+            .arguments
+            .iter()
+            .map(|a| format!("{}: {}", a.name, a.ty))
+            .collect();
         args.sort();
         format!("{name}({}): {}", args.join(", "), def.ty)
     };
     match ty {
         ExtendedType::Object(o) => o.fields.iter().map(|(n, d)| field(n, d)).collect(),
         ExtendedType::Interface(i) => i.fields.iter().map(|(n, d)| field(n, d)).collect(),
-        ExtendedType::InputObject(i) => i.fields.iter().map(|(n, d)| format!("{n}: {}", d.ty)).collect(),
+        ExtendedType::InputObject(i) => i
+            .fields
+            .iter()
+            .map(|(n, d)| format!("{n}: {}", d.ty))
+            .collect(),
         ExtendedType::Enum(e) => e.values.keys().map(|v| v.to_string()).collect(),
         ExtendedType::Scalar(_) => BTreeSet::from(["scalar".to_string()]),
         ExtendedType::Union(u) => u.members.iter().map(|m| m.to_string()).collect(),

@@ -49,7 +49,9 @@ pub fn paginate<T>(
                 .unwrap_or(count)
         }
     };
-    let size = first.map_or(MAX_PAGE_SIZE, |n| usize::try_from(n).unwrap_or(0).min(MAX_PAGE_SIZE));
+    let size = first.map_or(MAX_PAGE_SIZE, |n| {
+        usize::try_from(n).unwrap_or(0).min(MAX_PAGE_SIZE)
+    });
     let has_next_page = start + size < count;
     let page: Vec<(Key, T)> = items.into_iter().skip(start).take(size).collect();
     let end_cursor = page.last().map(|(k, _)| encode(k));
@@ -80,7 +82,10 @@ mod tests {
     use super::*;
 
     fn items(n: u64) -> Vec<(Key, u64)> {
-        (1..=n).rev().map(|i| ((format!("2026-01-{i:02}"), i), i)).collect()
+        (1..=n)
+            .rev()
+            .map(|i| ((format!("2026-01-{i:02}"), i), i))
+            .collect()
     }
 
     #[test]
@@ -92,14 +97,19 @@ mod tests {
         let second = paginate(items(5), true, Some(2), Some(&cursor)).unwrap();
         assert_eq!(second.nodes, [3, 2]);
         let third = paginate(items(5), true, Some(2), second.info.end_cursor.as_deref()).unwrap();
-        assert_eq!((third.nodes, third.info.has_next_page, third.count), (vec![1], false, 5));
+        assert_eq!(
+            (third.nodes, third.info.has_next_page, third.count),
+            (vec![1], false, 5)
+        );
     }
 
     #[test]
     fn first_is_clamped_to_a_hundred_and_a_bad_cursor_refused() {
         let page = paginate(items(120), true, Some(500), None).unwrap();
         assert_eq!(page.nodes.len(), 100);
-        let error = paginate(items(3), true, None, Some("not a cursor")).err().unwrap();
+        let error = paginate(items(3), true, None, Some("not a cursor"))
+            .err()
+            .unwrap();
         assert_eq!(error.message, "Please provide a valid cursor");
     }
 }

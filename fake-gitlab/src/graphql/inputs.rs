@@ -4,7 +4,9 @@
 use async_graphql::{ID, InputObject, MaybeUndefined};
 
 use super::enums::{WorkItemRelatedLinkType, WorkItemStateEvent};
-use super::ids::{Date, DiscussionId, LabelId, MilestoneId, NoteableId, UserId, WorkItemId, WorkItemsTypeId};
+use super::ids::{
+    Date, DiscussionId, LabelId, MilestoneId, NoteableId, UserId, WorkItemId, WorkItemsTypeId,
+};
 
 #[derive(InputObject)]
 #[graphql(name = "CreateNoteInput")]

@@ -8,10 +8,10 @@
 
 use std::collections::HashSet;
 
+use async_graphql::parser::parse_query;
 use async_graphql::parser::types::{
     DocumentOperations, ExecutableDocument, OperationType, Selection, SelectionSet,
 };
-use async_graphql::parser::parse_query;
 
 pub const MAX_QUERY_SIZE: usize = 10_000;
 const MAX_DEPTH: usize = 20;
@@ -20,7 +20,11 @@ const ANONYMOUS_MAX_DEPTH: usize = 15;
 /// The depth refusal for this query, if it is too deep; a query that does
 /// not parse is left to the engine, which says why.
 pub fn depth_refusal(query: &str, operation: Option<&str>, signed_in: bool) -> Option<String> {
-    let max = if signed_in { MAX_DEPTH } else { ANONYMOUS_MAX_DEPTH };
+    let max = if signed_in {
+        MAX_DEPTH
+    } else {
+        ANONYMOUS_MAX_DEPTH
+    };
     let doc = parse_query(query).ok()?;
     let depth = selected(&doc, operation)
         .map(|set| depth_of(&doc, set, &mut HashSet::new()))
@@ -42,12 +46,17 @@ pub fn is_mutation(query: &str, operation: Option<&str>) -> bool {
 
 /// The selection sets of the operation that runs (all of them when the
 /// document has several and none is named: the engine then refuses it).
-fn selected<'a>(doc: &'a ExecutableDocument, operation: Option<&str>) -> impl Iterator<Item = &'a SelectionSet> {
+fn selected<'a>(
+    doc: &'a ExecutableDocument,
+    operation: Option<&str>,
+) -> impl Iterator<Item = &'a SelectionSet> {
     let named = operation.map(str::to_string);
     doc.operations
         .iter()
         .filter(move |(name, _)| match (&named, &doc.operations) {
-            (Some(wanted), DocumentOperations::Multiple(_)) => name.map(|n| n.as_str()) == Some(wanted.as_str()),
+            (Some(wanted), DocumentOperations::Multiple(_)) => {
+                name.map(|n| n.as_str()) == Some(wanted.as_str())
+            }
             _ => true,
         })
         .map(|(_, op)| &op.node.selection_set.node)
@@ -60,7 +69,9 @@ fn depth_of(doc: &ExecutableDocument, set: &SelectionSet, seen: &mut HashSet<Str
         .iter()
         .map(|item| match &item.node {
             Selection::Field(field) => 1 + depth_of(doc, &field.node.selection_set.node, seen),
-            Selection::InlineFragment(inline) => depth_of(doc, &inline.node.selection_set.node, seen),
+            Selection::InlineFragment(inline) => {
+                depth_of(doc, &inline.node.selection_set.node, seen)
+            }
             Selection::FragmentSpread(spread) => {
                 let name = spread.node.fragment_name.node.to_string();
                 match doc.fragments.get(spread.node.fragment_name.node.as_str()) {

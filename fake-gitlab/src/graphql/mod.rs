@@ -42,8 +42,8 @@ use serde_json::{Value, json};
 
 use crate::auth::Auth;
 use crate::{App, http};
-pub use context::NOT_AVAILABLE;
 use context::Caller;
+pub use context::NOT_AVAILABLE;
 
 /// Where GitLab serves GraphQL.
 pub const PATH: &str = "/api/graphql";
@@ -75,7 +75,11 @@ pub(crate) fn invalid_token() -> Response {
     error(401, "Invalid token")
 }
 
-async fn by_post(State(app): State<App>, Extension(auth): Extension<Option<Auth>>, body: Bytes) -> Response {
+async fn by_post(
+    State(app): State<App>,
+    Extension(auth): Extension<Option<Auth>>,
+    body: Bytes,
+) -> Response {
     // Rails refuses a body it cannot parse before GraphQL sees it.
     let Ok(body) = serde_json::from_slice::<Value>(&body) else {
         return error(400, "Invalid JSON");
@@ -86,7 +90,11 @@ async fn by_post(State(app): State<App>, Extension(auth): Extension<Option<Auth>
     }
 }
 
-async fn by_get(State(app): State<App>, Extension(auth): Extension<Option<Auth>>, RawQuery(raw): RawQuery) -> Response {
+async fn by_get(
+    State(app): State<App>,
+    Extension(auth): Extension<Option<Auth>>,
+    RawQuery(raw): RawQuery,
+) -> Response {
     let mut single = serde_json::Map::new();
     for (key, value) in http::parse_query(raw.as_deref().unwrap_or_default()) {
         single.insert(key, Value::String(value));
@@ -95,7 +103,13 @@ async fn by_get(State(app): State<App>, Extension(auth): Extension<Option<Auth>>
 }
 
 /// Run one operation or a multiplex, in order, and answer as GitLab does.
-async fn run(app: &App, auth: Option<Auth>, items: Vec<Value>, multiplex: bool, by_get: bool) -> Response {
+async fn run(
+    app: &App,
+    auth: Option<Auth>,
+    items: Vec<Value>,
+    multiplex: bool,
+    by_get: bool,
+) -> Response {
     let mut requests = Vec::with_capacity(items.len());
     for item in items {
         match request(item) {
@@ -108,7 +122,11 @@ async fn run(app: &App, auth: Option<Auth>, items: Vec<Value>, multiplex: bool, 
         return error(422, "Query too large");
     }
     let operation = |r: &Request| r.operation_name.clone();
-    if by_get && requests.iter().any(|r| limits::is_mutation(&r.query, operation(r).as_deref())) {
+    if by_get
+        && requests
+            .iter()
+            .any(|r| limits::is_mutation(&r.query, operation(r).as_deref()))
+    {
         return error(422, "Mutations are forbidden in GET requests");
     }
     let mut results = Vec::with_capacity(requests.len());
@@ -130,7 +148,9 @@ async fn execute(app: &App, auth: Option<Auth>, request: Request) -> Value {
         return json!({"errors": [{"message": "No query string was present"}]});
     }
     let operation = request.operation_name.clone();
-    if let Some(message) = limits::depth_refusal(&request.query, operation.as_deref(), auth.is_some()) {
+    if let Some(message) =
+        limits::depth_refusal(&request.query, operation.as_deref(), auth.is_some())
+    {
         return json!({"errors": [{"message": message}]});
     }
     let response = SCHEMA

@@ -28,7 +28,11 @@ pub struct Mutation;
 
 #[Object(name = "Mutation")]
 impl Mutation {
-    async fn create_note(&self, ctx: &Context<'_>, input: CreateNoteInput) -> Result<Option<CreateNotePayload>> {
+    async fn create_note(
+        &self,
+        ctx: &Context<'_>,
+        input: CreateNoteInput,
+    ) -> Result<Option<CreateNotePayload>> {
         let auth = writer(ctx)?;
         write(ctx, |db| create_note(db, auth, input)).map(Some)
     }
@@ -145,7 +149,9 @@ pub struct WorkItemUpdatePayload {
 /// tokens are refused like a missing object (GitLab's scope validator,
 /// lib/gitlab/auth/scope_validator.rb, hides mutations from `read_api`).
 fn writer(ctx: &Context<'_>) -> Result<Auth> {
-    caller(ctx).filter(|a| a.can_write).ok_or_else(not_available)
+    caller(ctx)
+        .filter(|a| a.can_write)
+        .ok_or_else(not_available)
 }
 
 /// A work item the caller may see.
@@ -283,7 +289,11 @@ fn create(db: &mut Db, auth: Auth, input: WorkItemCreateInput) -> Result<WorkIte
         closed_by: None,
         notes: Vec::new(),
     };
-    let reference = if in_group { format!("&{iid}") } else { format!("#{iid}") };
+    let reference = if in_group {
+        format!("&{iid}")
+    } else {
+        format!("#{iid}")
+    };
     if let Some(parent) = parent {
         if let Some(why) = db.parent_refusal(&item, &reference, parent) {
             return refused(why, failed);
@@ -340,7 +350,9 @@ fn update(db: &mut Db, auth: Auth, input: WorkItemUpdateInput) -> Result<WorkIte
         // spec/services/work_items/widgets/hierarchy_service/update_service_spec.rb
         if refusals.is_empty()
             && !children.is_empty()
-            && children.iter().all(|c| db.item(*c).parent_id == Some(me.id))
+            && children
+                .iter()
+                .all(|c| db.item(*c).parent_id == Some(me.id))
         {
             refusals.push("Work item(s) already assigned".into());
         }
@@ -361,11 +373,17 @@ fn update(db: &mut Db, auth: Auth, input: WorkItemUpdateInput) -> Result<WorkIte
         .and_then(|l| l.remove_label_ids.as_deref())
         .map(|ids| label_names(db, at.owner, ids))
         .unwrap_or_default();
-    let assigned = input.assignees_widget.as_ref().map(|a| assignees(db, &a.assignee_ids));
-    let new_milestone = input.milestone_widget.as_ref().map(|m| match &m.milestone_id {
-        MaybeUndefined::Value(id) => milestone(db, at.owner, id),
-        _ => None,
-    });
+    let assigned = input
+        .assignees_widget
+        .as_ref()
+        .map(|a| assignees(db, &a.assignee_ids));
+    let new_milestone = input
+        .milestone_widget
+        .as_ref()
+        .map(|m| match &m.milestone_id {
+            MaybeUndefined::Value(id) => milestone(db, at.owner, id),
+            _ => None,
+        });
     for child in &children {
         db.item_mut(*child).parent_id = Some(me.id);
     }
@@ -437,7 +455,11 @@ fn to_sentence(ids: &[u64]) -> String {
 /// app/services/work_items/related_work_item_links/create_service.rb:
 /// targets the caller cannot see are left out, links that exist are not
 /// made twice, and the message names the linked ids.
-fn link(db: &mut Db, auth: Auth, input: WorkItemAddLinkedItemsInput) -> Result<WorkItemAddLinkedItemsPayload> {
+fn link(
+    db: &mut Db,
+    auth: Auth,
+    input: WorkItemAddLinkedItemsInput,
+) -> Result<WorkItemAddLinkedItemsPayload> {
     let failed = |errors| WorkItemAddLinkedItemsPayload {
         errors,
         message: None,
@@ -484,7 +506,10 @@ fn link(db: &mut Db, auth: Auth, input: WorkItemAddLinkedItemsInput) -> Result<W
     }
     Ok(WorkItemAddLinkedItemsPayload {
         errors: Vec::new(),
-        message: Some(format!("Successfully linked ID(s): {}.", to_sentence(&targets))),
+        message: Some(format!(
+            "Successfully linked ID(s): {}.",
+            to_sentence(&targets)
+        )),
         work_item: Some(WorkItem::load(db, at)),
     })
 }
@@ -536,7 +561,8 @@ fn unlink(
             to_sentence(&not_linked)
         ));
     }
-    let problems = (!problems.is_empty()).then(|| format!("IDs with errors: {}.", problems.join(", ")));
+    let problems =
+        (!problems.is_empty()).then(|| format!("IDs with errors: {}.", problems.join(", ")));
     if removed.is_empty() {
         return refused(problems.unwrap_or_default(), failed);
     }
@@ -554,10 +580,17 @@ fn unlink(
 /// A comment on a work item, or a reply in one of its threads (which
 /// makes the thread's notes `DiscussionNote`s, as on REST).
 fn create_note(db: &mut Db, auth: Auth, input: CreateNoteInput) -> Result<CreateNotePayload> {
-    let id = input.noteable_id.number().map(WorkItemId::new).ok_or_else(not_available)?;
+    let id = input
+        .noteable_id
+        .number()
+        .map(WorkItemId::new)
+        .ok_or_else(not_available)?;
     let at = writable(db, &id, auth)?;
     if input.body.trim().is_empty() {
-        return refused("Note can't be blank", |errors| CreateNotePayload { errors, note: None });
+        return refused("Note can't be blank", |errors| CreateNotePayload {
+            errors,
+            note: None,
+        });
     }
     let discussion = match &input.discussion_id {
         Some(d) => {

@@ -11,7 +11,9 @@ use async_graphql::{Context, Interface, Object, Result, SimpleObject};
 use super::context::{caller, read};
 use super::cursor::{Key, PageInfo, paginate};
 use super::enums::{WorkItemState, WorkItemWidgetType};
-use super::ids::{Date, DiscussionId, LabelId, NoteId, Time, UserId, WorkItemId, WorkItemsTypeId, gid};
+use super::ids::{
+    Date, DiscussionId, LabelId, NoteId, Time, UserId, WorkItemId, WorkItemsTypeId, gid,
+};
 use crate::db::{Db, Issue};
 use crate::work_items::{ItemRef, KINDS, Owner, WorkItemKind};
 
@@ -177,7 +179,11 @@ impl WorkItemConnection {
 #[derive(Interface)]
 #[graphql(
     name = "WorkItemWidget",
-    field(name = "type", method = "widget_type", ty = "Option<WorkItemWidgetType>")
+    field(
+        name = "type",
+        method = "widget_type",
+        ty = "Option<WorkItemWidgetType>"
+    )
 )]
 pub enum WorkItemWidget {
     Assignees(WorkItemWidgetAssignees),
@@ -202,7 +208,9 @@ impl WorkItemWidgetAssignees {
                 .filter_map(|id| UserCore::load(db, *id))
                 .collect()
         });
-        Some(UserCoreConnection { nodes: nodes(users) })
+        Some(UserCoreConnection {
+            nodes: nodes(users),
+        })
     }
 
     #[graphql(name = "type")]
@@ -269,7 +277,9 @@ impl WorkItemWidgetLabels {
                 .filter_map(|name| defined.iter().find(|l| &l.title == name).cloned())
                 .collect()
         });
-        Some(LabelConnection { nodes: nodes(labels) })
+        Some(LabelConnection {
+            nodes: nodes(labels),
+        })
     }
 
     #[graphql(name = "type")]
@@ -295,7 +305,13 @@ impl WorkItemWidgetLinkedItems {
                 .filter_map(|(n, (id, link_type))| {
                     let item = WorkItem::visible(db, id, caller(ctx))?;
                     let key = (String::new(), n as u64 + 1);
-                    Some((key, LinkedWorkItemType { link_type, item: Some(item) }))
+                    Some((
+                        key,
+                        LinkedWorkItemType {
+                            link_type,
+                            item: Some(item),
+                        },
+                    ))
                 })
                 .collect()
         });
@@ -514,7 +530,9 @@ impl Discussion {
                 thread: self.clone(),
             })
             .collect();
-        NoteConnection { nodes: nodes(notes) }
+        NoteConnection {
+            nodes: nodes(notes),
+        }
     }
 }
 

@@ -38,20 +38,33 @@ impl Query {
     }
 
     /// Anyone may look users up, by username, in id order.
-    async fn users(&self, ctx: &Context<'_>, usernames: Option<Vec<String>>) -> Option<UserCoreConnection> {
+    async fn users(
+        &self,
+        ctx: &Context<'_>,
+        usernames: Option<Vec<String>>,
+    ) -> Option<UserCoreConnection> {
         let users = read(ctx, |db| {
             db.users
                 .iter()
-                .filter(|u| usernames.as_ref().is_none_or(|names| names.contains(&u.username)))
+                .filter(|u| {
+                    usernames
+                        .as_ref()
+                        .is_none_or(|names| names.contains(&u.username))
+                })
                 .filter_map(|u| UserCore::load(db, u.id))
                 .collect()
         });
-        Some(UserCoreConnection { nodes: nodes(users) })
+        Some(UserCoreConnection {
+            nodes: nodes(users),
+        })
     }
 }
 
 fn visible_namespace(ctx: &Context<'_>, full_path: &str) -> Option<Owner> {
-    read(ctx, |db| db.namespace(full_path).filter(|o| db.can_read(*o, caller(ctx))))
+    read(ctx, |db| {
+        db.namespace(full_path)
+            .filter(|o| db.can_read(*o, caller(ctx)))
+    })
 }
 
 pub struct Namespace(pub Owner);
@@ -68,7 +81,8 @@ impl Namespace {
                 owner: self.0,
                 index,
             };
-            db.can_read_item(at, caller(ctx)).then(|| WorkItem::load(db, at))
+            db.can_read_item(at, caller(ctx))
+                .then(|| WorkItem::load(db, at))
         })
     }
 
@@ -121,7 +135,9 @@ impl Project {
             state,
             types,
         };
-        let items = read(ctx, |db| filter.apply(db, &[Owner::Project(self.0)], caller(ctx)));
+        let items = read(ctx, |db| {
+            filter.apply(db, &[Owner::Project(self.0)], caller(ctx))
+        });
         WorkItemConnection::page(items, false, first, after.as_deref()).map(Some)
     }
 }
@@ -205,7 +221,9 @@ fn labels(ctx: &Context<'_>, owner: Owner, title: Option<String>) -> LabelConnec
             .filter(|l| title.as_ref().is_none_or(|t| &l.title == t))
             .collect()
     });
-    LabelConnection { nodes: nodes(found) }
+    LabelConnection {
+        nodes: nodes(found),
+    }
 }
 
 /// The work item list filters, as GitLab's WorkItemsFinder applies them:
