@@ -151,11 +151,15 @@ impl Db {
         }
     }
 
+    /// Every namespace that holds work items: projects, then groups.
+    fn owners(&self) -> impl Iterator<Item = Owner> + use<> {
+        let projects = (0..self.projects.len()).map(Owner::Project);
+        projects.chain((0..self.groups.len()).map(Owner::Group))
+    }
+
     /// A work item by global id, wherever it lives.
     pub fn work_item(&self, id: u64) -> Option<ItemRef> {
-        let projects = (0..self.projects.len()).map(Owner::Project);
-        let groups = (0..self.groups.len()).map(Owner::Group);
-        projects.chain(groups).find_map(|owner| {
+        self.owners().find_map(|owner| {
             self.items_of(owner)
                 .iter()
                 .position(|i| i.id == id)
@@ -261,10 +265,7 @@ impl Db {
     /// Items whose parent is `id`, oldest first.
     pub fn children(&self, id: u64) -> Vec<ItemRef> {
         let mut found: Vec<ItemRef> = Vec::new();
-        let owners = (0..self.projects.len())
-            .map(Owner::Project)
-            .chain((0..self.groups.len()).map(Owner::Group));
-        for owner in owners {
+        for owner in self.owners() {
             for (index, item) in self.items_of(owner).iter().enumerate() {
                 if item.parent_id == Some(id) {
                     found.push(ItemRef { owner, index });
@@ -341,10 +342,7 @@ impl Db {
         let id = self.item(at).id;
         self.items_of_mut(at.owner).remove(at.index);
         self.links.retain(|l| l.source != id && l.target != id);
-        for owner in (0..self.projects.len())
-            .map(Owner::Project)
-            .chain((0..self.groups.len()).map(Owner::Group))
-        {
+        for owner in self.owners() {
             for item in self.items_of_mut(owner) {
                 if item.parent_id == Some(id) {
                     item.parent_id = None;

@@ -97,8 +97,7 @@ fn a_field_gitlab_does_not_have_fails_validation() {
         namespace(fullPath: $fullPath) { workItem(iid: $iid) { iid weight } }
     }";
     let errors = ExecutableDocument::parse_and_validate(&schema, doc, "negative.graphql")
-        .err()
-        .expect("`weight` is a widget's field, not WorkItem's")
+        .expect_err("`weight` is a widget's field, not WorkItem's")
         .errors
         .to_string();
     assert!(
@@ -112,8 +111,7 @@ fn an_argument_gitlab_does_not_have_fails_validation() {
     let schema = gitlab_schema();
     let doc = "query($p: ID!) { namespace(fullPath: $p) { workItems(first: 5) { count } } }";
     let errors = ExecutableDocument::parse_and_validate(&schema, doc, "negative.graphql")
-        .err()
-        .expect("Namespace has no workItems in GitLab 17.11")
+        .expect_err("Namespace has no workItems in GitLab 17.11")
         .errors
         .to_string();
     assert!(errors.contains("`workItems`"), "{errors}");
