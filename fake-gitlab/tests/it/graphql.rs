@@ -905,6 +905,13 @@ async fn introspection_reports_gitlabs_names() {
         .find(|f| f["name"] == "id")
         .unwrap();
     assert_eq!(id["type"]["ofType"]["name"], "WorkItemID");
+    let (_, roots) = c
+        .post(json!({"query": "{ __schema { queryType { name } mutationType { name } } }"}))
+        .await;
+    assert_eq!(
+        roots["data"]["__schema"],
+        json!({"queryType": {"name": "Query"}, "mutationType": {"name": "Mutation"}})
+    );
     let input = c
         .run("graphql_type", json!({"name": "WorkItemUpdateInput"}))
         .await;
