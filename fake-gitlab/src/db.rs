@@ -9,7 +9,10 @@
 //! - projects: 1 `acme/platform/api` (private, 25 issues, 3 merge requests,
 //!   pipelines, jobs, branches with slashes and non-ASCII names, files with
 //!   spaces), 2 `acme/website` (public), 3 `acme/secret` (private, alice is
-//!   not a member: GitLab answers 404 for it).
+//!   not a member: GitLab answers 404 for it);
+//! - links: `api#1` relates to `api#2` and blocks `acme/website#1`;
+//! - edition CE (`FakeGitLab::set_edition` for EE); every issue is a work
+//!   item of type Issue, none has a parent, the groups have none.
 
 use std::collections::BTreeMap;
 
