@@ -9,7 +9,10 @@
 //! - projects: 1 `acme/platform/api` (private, 25 issues, 3 merge requests,
 //!   pipelines, jobs, branches with slashes and non-ASCII names, files with
 //!   spaces), 2 `acme/website` (public), 3 `acme/secret` (private, alice is
-//!   not a member: GitLab answers 404 for it).
+//!   not a member: GitLab answers 404 for it);
+//! - links: `api#1` relates to `api#2` and blocks `acme/website#1`;
+//! - edition CE (`FakeGitLab::set_edition` for EE); every issue is a work
+//!   item of type Issue, none has a parent, the groups have none.
 
 use std::collections::BTreeMap;
 
@@ -22,8 +25,31 @@ pub struct Db {
     /// written on a branch is a commit on it, as in a real repository. Off
     /// in the test seed, whose files are the same on every branch.
     pub per_branch_files: bool,
+    /// Which GitLab this is: CE or EE (see `work_items.rs`).
+    pub edition: Edition,
+    /// Links between issues (work items), both APIs': GitLab keeps one
+    /// `issue_links` table whatever the issue types.
+    pub links: Vec<IssueLink>,
     next_id: u64,
     clock: u64,
+}
+
+/// GitLab's edition: Community (the default) or Enterprise with a
+/// license; what differs is in `work_items.rs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Edition {
+    #[default]
+    Ce,
+    Ee,
+}
+
+/// One link between two issues, by their global ids; `link_type` as the
+/// source sees it (`relates_to`, `blocks`, `is_blocked_by`).
+pub struct IssueLink {
+    pub id: u64,
+    pub source: u64,
+    pub target: u64,
+    pub link_type: &'static str,
 }
 
 #[derive(Clone)]
@@ -39,6 +65,8 @@ pub struct Group {
     pub path: String,
     pub full_path: String,
     pub parent_id: Option<u64>,
+    /// Group-level work items (epics), the same rows as a project's issues.
+    pub work_items: Vec<Issue>,
 }
 
 pub struct Project {
@@ -66,8 +94,6 @@ pub struct Project {
     pub files: BTreeMap<String, String>,
     /// Branch → its whole file set, for branches whose files differ.
     pub branch_files: BTreeMap<String, BTreeMap<String, String>>,
-    /// (issue iid, linked project id, linked issue iid, link type).
-    pub issue_links: Vec<(u64, u64, u64, &'static str)>,
     pub labels: Vec<Label>,
     pub milestones: Vec<Milestone>,
     pub releases: Vec<Release>,
@@ -147,6 +173,7 @@ pub struct Package {
     pub files: Vec<(u64, String, Vec<u8>)>,
 }
 
+#[derive(Clone)]
 pub struct Issue {
     pub id: u64,
     pub iid: u64,
@@ -160,7 +187,12 @@ pub struct Issue {
     pub confidential: bool,
     pub discussion_locked: Option<bool>,
     pub due_date: Option<String>,
+    pub start_date: Option<String>,
+    /// The work item type's base type (`issue`, `task`, `epic`...), which
+    /// REST shows as `issue_type`.
     pub issue_type: String,
+    /// The parent work item's global id (the hierarchy widget).
+    pub parent_id: Option<u64>,
     pub created_at: String,
     pub updated_at: String,
     pub closed_at: Option<String>,
@@ -401,6 +433,8 @@ impl Db {
             groups: Vec::new(),
             projects: Vec::new(),
             per_branch_files: false,
+            edition: Edition::Ce,
+            links: Vec::new(),
             next_id,
             clock: 0,
         }
@@ -433,6 +467,7 @@ impl Db {
                     path: "acme".into(),
                     full_path: "acme".into(),
                     parent_id: None,
+                    work_items: Vec::new(),
                 },
                 Group {
                     id: 11,
@@ -440,10 +475,13 @@ impl Db {
                     path: "platform".into(),
                     full_path: "acme/platform".into(),
                     parent_id: Some(10),
+                    work_items: Vec::new(),
                 },
             ],
             projects: Vec::new(),
             per_branch_files: false,
+            edition: Edition::Ce,
+            links: Vec::new(),
             next_id: 5000,
             clock: 0,
         };
@@ -462,6 +500,16 @@ impl Db {
         let secret =
             seed_small_project(&mut db, 3, "secret", 10, "acme/secret", "private", vec![2]);
         db.projects.push(secret);
+        // acme/platform/api#1 relates to #2 and blocks acme/website#1.
+        let website_first = db.projects[1].issues[0].id;
+        for (id, target, link_type) in [(1, 102, "relates_to"), (2, website_first, "blocks")] {
+            db.links.push(IssueLink {
+                id,
+                source: 101,
+                target,
+                link_type,
+            });
+        }
         db
     }
 }
@@ -496,7 +544,6 @@ pub(crate) fn empty_project(
         commits: Vec::new(),
         files: BTreeMap::new(),
         branch_files: BTreeMap::new(),
-        issue_links: Vec::new(),
         labels: Vec::new(),
         milestones: Vec::new(),
         releases: Vec::new(),
@@ -573,7 +620,9 @@ fn issue(id: u64, iid: u64, title: &str, author: u64, assignees: Vec<u64>, creat
         confidential: false,
         discussion_locked: None,
         due_date: None,
+        start_date: None,
         issue_type: "issue".into(),
+        parent_id: None,
         created_at: created.to_string(),
         updated_at: created.to_string(),
         closed_at: None,
@@ -712,8 +761,6 @@ fn seed_api_project(db: &mut Db) -> Project {
         }
         p.issues.push(i);
     }
-    p.issue_links.push((1, 1, 2, "relates_to"));
-    p.issue_links.push((1, 2, 1, "blocks"));
 
     for (iid, source, title, state) in [
         (

@@ -2,7 +2,8 @@
 // Handlers return axum responses as their errors; their size does not
 // matter in a test fake, and boxing them would only add noise.
 #![allow(clippy::result_large_err)]
-//! fake-gitlab: an in-memory imitation of GitLab's REST API v4.
+//! fake-gitlab: an in-memory imitation of GitLab's REST API v4, and of the
+//! part of its GraphQL API that gitlab-mcp uses (`graphql/`).
 //!
 //! It answers the endpoints gitlab-mcp's tests and benchmarks use with
 //! GitLab's documented objects, status codes, error bodies and pagination
@@ -21,6 +22,7 @@ pub mod auth;
 pub mod db;
 pub mod diff;
 pub mod faults;
+pub mod graphql;
 pub mod http;
 pub mod log;
 pub mod oauth;
@@ -30,6 +32,7 @@ pub mod sandbox;
 mod server;
 #[cfg(feature = "tls")]
 mod tls;
+pub mod work_items;
 pub mod zip;
 
 use std::net::SocketAddr;
@@ -261,6 +264,12 @@ impl FakeGitLab {
         self.db().user(user).map(|u| u.username.clone())
     }
 
+    /// Which GitLab this is from now on: CE (the default) or EE; see
+    /// `work_items.rs` for what differs.
+    pub fn set_edition(&self, edition: db::Edition) {
+        self.db().edition = edition;
+    }
+
     /// Direct access to the data, to arrange or inspect a test's state.
     pub fn db(&self) -> MutexGuard<'_, db::Db> {
         lock(&self.shared.db)
@@ -273,6 +282,7 @@ pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 fn router(shared: App) -> Router {
     routes::routes()
+        .merge(graphql::routes())
         .fallback(|| async { http::no_route() })
         .layer(middleware::from_fn_with_state(shared.clone(), front))
         .with_state(shared)
@@ -377,6 +387,8 @@ async fn pass(
             next.run(Request::from_parts(parts, Body::from(bytes)))
                 .await
         }
+        // GraphqlController answers in GraphQL's format.
+        Err(_) if path == graphql::PATH => graphql::invalid_token(),
         Err(response) => response,
     }
 }

@@ -17,6 +17,9 @@
 //!   (!3's branch, failed: job 8806 `test` has a ~3,000-line log ending in
 //!   a failing Jest test) and 4103 (running); a wiki; environments.
 //!
+//! - `demo/infra`: issue #1 with two tasks, #2 and #3 (work items whose
+//!   parent is #1), and a link from #1 to `demo/webshop#8`.
+//!
 //! The repositories' files are real files under `fake-gitlab/sandbox/`
 //! (its README says how they are laid out), read with `include_str!`.
 //!
@@ -194,11 +197,20 @@ impl Db {
             path: "demo".into(),
             full_path: "demo".into(),
             parent_id: None,
+            work_items: Vec::new(),
         });
         let webshop = webshop(&mut db);
         db.projects.push(webshop);
         let infra = infra();
         db.projects.push(infra);
+        // demo/infra#1 (the replicas) relates to demo/webshop#8 (the
+        // checkout rate limit): a link across projects.
+        db.links.push(IssueLink {
+            id: 3,
+            source: 8_001,
+            target: 7_008,
+            link_type: "relates_to",
+        });
         db
     }
 }
@@ -646,7 +658,9 @@ fn issues(db: &mut Db, p: &mut Project) {
             confidential: iid == 8,
             discussion_locked: None,
             due_date: milestone.and_then(|m| m.due_date.clone()),
+            start_date: None,
             issue_type: "issue".into(),
+            parent_id: None,
             created_at: at.into(),
             updated_at: at.into(),
             closed_at: closed.then(|| "2026-02-05T12:00:00.000Z".to_string()),
@@ -707,9 +721,15 @@ fn issues(db: &mut Db, p: &mut Project) {
         }
         p.issues.push(issue);
     }
-    p.issue_links.push((2, 7, 1, "relates_to"));
-    p.issue_links.push((6, 7, 8, "relates_to"));
-    let _ = db;
+    // #2 relates to #1, #6 to #8 (ids are 7_000 + iid).
+    for (id, source, target) in [(1, 7_002, 7_001), (2, 7_006, 7_008)] {
+        db.links.push(IssueLink {
+            id,
+            source,
+            target,
+            link_type: "relates_to",
+        });
+    }
 }
 
 /// A diff position as GitLab shows it on a diff note: one line, its
@@ -1348,26 +1368,58 @@ fn infra() -> Project {
         allow_force_push: false,
     });
     p.commits.push(c);
-    p.issues.push(Issue {
-        id: 8_001,
-        iid: 1,
-        title: "Scale the API to four replicas for the spring campaign".into(),
-        description: "Expected traffic is twice last year's.\n".into(),
-        state: "opened".into(),
-        labels: vec![],
-        author_id: 2,
-        assignee_ids: vec![2],
-        milestone: None,
-        confidential: false,
-        discussion_locked: None,
-        due_date: Some("2026-03-20".into()),
-        issue_type: "issue".into(),
-        created_at: "2026-02-27T10:00:00.000Z".into(),
-        updated_at: "2026-02-27T10:00:00.000Z".into(),
-        closed_at: None,
-        closed_by: None,
-        notes: vec![],
-    });
+    // #1 and its two tasks (work items of type Task, children of #1),
+    // bob's so that alice's own lists stay as the demo shows them.
+    for (iid, issue_type, title, description, parent_id, due_date) in [
+        (
+            1,
+            "issue",
+            "Scale the API to four replicas for the spring campaign",
+            "Expected traffic is twice last year's.\n",
+            None,
+            Some("2026-03-20"),
+        ),
+        (
+            2,
+            "task",
+            "Raise the replica count in main.tf to four",
+            "Change `replicas = 3` in the webshop module and run `terraform plan`.\n",
+            Some(8_001),
+            Some("2026-03-13"),
+        ),
+        (
+            3,
+            "task",
+            "Load-test checkout at twice last year's traffic",
+            "Run the k6 checkout scenario against staging before the campaign.\n",
+            Some(8_001),
+            Some("2026-03-18"),
+        ),
+    ] {
+        let at = format!("2026-02-27T1{iid}:00:00.000Z");
+        p.issues.push(Issue {
+            id: 8_000 + iid,
+            iid,
+            title: title.into(),
+            description: description.into(),
+            state: "opened".into(),
+            labels: vec![],
+            author_id: 2,
+            assignee_ids: vec![2],
+            milestone: None,
+            confidential: false,
+            discussion_locked: None,
+            due_date: due_date.map(str::to_string),
+            start_date: None,
+            issue_type: issue_type.into(),
+            parent_id,
+            created_at: at.clone(),
+            updated_at: at,
+            closed_at: None,
+            closed_by: None,
+            notes: vec![],
+        });
+    }
     p
 }
 

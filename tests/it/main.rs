@@ -31,6 +31,7 @@ mod e2e_urls;
 mod error_corpus;
 mod faults;
 mod fuzz_seeds;
+mod graphql_documents;
 mod hostile_urls;
 mod lockdown;
 mod model_text;

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::{Ctx, Noteable, Reply, id, new_note, notes_page, visible, writable};
 use crate::db::{Db, Issue};
+use crate::work_items::Owner;
 use crate::{App, http, lock, objects};
 
 const STATES: &[&str] = &["opened", "closed", "all"];
@@ -163,7 +164,9 @@ async fn create(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Re
         confidential: ctx.flag("confidential").unwrap_or(false),
         discussion_locked: None,
         due_date: ctx.param("due_date"),
+        start_date: None,
         issue_type: ctx.param("issue_type").unwrap_or_else(|| "issue".into()),
+        parent_id: None,
         created_at: now.clone(),
         updated_at: now,
         closed_at: None,
@@ -314,22 +317,19 @@ async fn links(
     let db = lock(&app.db);
     let p = visible(&db, &pid, &ctx)?;
     let i = find(&db, p, &iid)?;
-    let project = &db.projects[p];
-    let this = project.issues[i].iid;
+    let this = db.projects[p].issues[i].id;
     let mut items = Vec::new();
-    for (n, (from, other_project, other_iid, link_type)) in project.issue_links.iter().enumerate() {
-        if *from != this {
-            continue;
-        }
-        let Some(op) = db.projects.iter().find(|x| x.id == *other_project) else {
+    for link in db.links.iter().filter(|l| l.source == this) {
+        let Some(Owner::Project(op)) = db.work_item(link.target).map(|r| r.owner) else {
             continue;
         };
-        let Some(other) = op.issues.iter().find(|x| x.iid == *other_iid) else {
+        let op = &db.projects[op];
+        let Some(other) = op.issues.iter().find(|x| x.id == link.target) else {
             continue;
         };
         let mut v = objects::issue(&db, op, other);
-        v["issue_link_id"] = Value::from(n as u64 + 1);
-        v["link_type"] = Value::from(*link_type);
+        v["issue_link_id"] = Value::from(link.id);
+        v["link_type"] = Value::from(link.link_type);
         v["link_created_at"] = Value::from("2026-01-05T10:00:00.000Z");
         v["link_updated_at"] = Value::from("2026-01-05T10:00:00.000Z");
         items.push(v);

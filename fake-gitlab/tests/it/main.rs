@@ -1,6 +1,7 @@
 //! The fake GitLab's own tests, in one binary.
 
 mod faults;
+mod graphql;
 mod oauth;
 mod positions;
 mod sandbox;
