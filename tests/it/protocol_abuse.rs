@@ -207,10 +207,8 @@ impl Raw {
         let text = answer["result"]["content"][0]["text"]
             .as_str()
             .unwrap_or("");
-        assert!(
-            answer["result"]["isError"] != json!(true) && text.contains("\"iid\":1"),
-            "{answer}"
-        );
+        assert_ne!(answer["result"]["isError"], json!(true), "{answer}");
+        assert!(text.contains("\"iid\":1"), "{answer}");
     }
 
     fn alive(&mut self) -> bool {
