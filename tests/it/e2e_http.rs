@@ -589,13 +589,7 @@ async fn sigterm_lets_a_slow_call_finish_then_exits_0() {
         (out, client)
     });
     // SIGTERM once GitLab holds the call's request, not after a guess.
-    while !fake
-        .requests()
-        .iter()
-        .any(|r| r.raw_path == "/api/v4/projects/1/issues/1")
-    {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    common::until_received(&fake, "/api/v4/projects/1/issues/1").await;
     let status = server.terminate();
     let ((text, is_error), _client) = slow.await.unwrap();
     assert!(!is_error && text.contains("\"iid\":1"), "{text}");

@@ -465,10 +465,9 @@ async fn a_slow_answer_hits_the_named_timeout() {
 
 #[tokio::test]
 async fn a_cancelled_call_stops_its_request() {
-    // One request at a time: while the cancelled request still held its
-    // slot, the next call could not start.
-    // GitLab would answer the first call in an hour: the second call can
-    // only answer within a minute if the first one's slot was let go.
+    // One request at a time, and GitLab would answer the first call in an
+    // hour: the second call can only answer within a minute if the
+    // cancelled request let go of its slot.
     let h = Harness::start_with(Lifecycle::Initialize, &[("GITLAB_MCP_MAX_CONCURRENT", "1")]).await;
     h.fake.inject(
         Fault::delay(Duration::from_secs(3600))
@@ -481,18 +480,9 @@ async fn a_cancelled_call_stops_its_request() {
     );
     // The call runs until GitLab holds its request; dropping its future
     // then makes rmcp's client send notifications/cancelled.
-    let reached_gitlab = async {
-        while !h
-            .requests()
-            .iter()
-            .any(|r| r.raw_path == "/api/v4/projects/1/issues/1")
-        {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    };
     tokio::select! {
         out = slow => panic!("the delayed call answered: {out:?}"),
-        () = reached_gitlab => {}
+        () = common::until_received(&h.fake, "/api/v4/projects/1/issues/1") => {}
     }
     let text = tokio::time::timeout(
         Duration::from_secs(60),
