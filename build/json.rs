@@ -1,6 +1,6 @@
 //! TOML values of the catalog (`default`, `fixed`, examples) as JSON text.
 //!
-//! Shared with `tests/it/build_rules.rs` through `#[path]`, so the escaping is
+//! Shared with `tests/it/build_json.rs` through `#[path]`, so the escaping is
 //! tested: the text is embedded in the generated code and parsed with
 //! serde_json at run time, so it must be JSON, never Rust's `Debug` form
 //! (`"\u{1b}"` is not JSON).

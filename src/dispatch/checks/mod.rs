@@ -19,8 +19,8 @@ static REGISTRY: &[(&str, &dyn Check)] = &[
     ("line_comment", &line_comment::LineComment),
 ];
 
-/// The check of that name. The catalog names only checks that have a file
-/// here (build.rs), and each of them is registered (the test below).
+/// The check of that name. The catalog names only checks that exist
+/// (build.rs), and every file here is registered (a test below).
 pub fn find(name: &str) -> &'static dyn Check {
     REGISTRY
         .iter()
