@@ -50,9 +50,15 @@ pub fn tool(spec: &ToolSpec) -> Tool {
         .actions
         .iter()
         .any(|a| matches!(a.returns, Returns::List(_)));
+    // `params` holds the action's parameters, which differ by action (the
+    // server checks them, `help` lists them): an object open to any key,
+    // and said so. Gemini refuses an object schema that names no
+    // properties ("should be non-empty for OBJECT type"); its JSON Schema
+    // form, in which Gemini CLI sends MCP schemas, reads
+    // `additionalProperties: true` as a map of any keys.
     let mut properties = json!({
         "action": {"type": "string", "enum": actions},
-        "params": {"type": "object"},
+        "params": {"type": "object", "additionalProperties": true},
         "fields": {"type": "array", "items": {"type": "string"}},
         "raw": {"type": "boolean"},
     });

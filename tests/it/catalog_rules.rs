@@ -183,10 +183,7 @@ fn only_standard_json_schema_types() {
                 p.ty == ParamType::Array,
                 "{here}: `items` goes with arrays only"
             );
-            assert!(
-                p.items != Some(ParamType::Array),
-                "{here}: no nested arrays"
-            );
+            assert_ne!(p.items, Some(ParamType::Array), "{here}: no nested arrays");
             if let Some(format) = p.format {
                 assert_eq!(p.ty, ParamType::String, "{here}: formats are for strings");
                 assert!(

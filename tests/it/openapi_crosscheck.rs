@@ -54,7 +54,7 @@ fn endpoints() -> Vec<Endpoint> {
     list.iter()
         .map(|e| {
             let tier = e["tier"].as_str().expect("a tier");
-            assert!(tier == "ce" || tier == "ee", "unknown tier {tier}");
+            assert!(matches!(tier, "ce" | "ee"), "unknown tier {tier}");
             Endpoint {
                 method: e["method"].as_str().expect("a method").to_owned(),
                 path: e["path"].as_str().expect("a path").to_owned(),

@@ -170,6 +170,14 @@ impl<C: ClientHandler> Harness<C> {
     }
 }
 
+/// Returns once `fake` has received a request for `path`: a call is in
+/// flight there, whatever the machine's speed (instead of a guessed sleep).
+pub async fn until_received(fake: &FakeGitLab, path: &str) {
+    while !fake.requests().iter().any(|r| r.raw_path == path) {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
 /// What GitLab sent, from inside an answer's `⟦`…`⟧` frame; panics when
 /// the answer has no frame.
 pub fn data(text: &str) -> &str {
