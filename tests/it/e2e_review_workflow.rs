@@ -548,3 +548,66 @@ async fn a_cancelled_wait_stops_reading() {
     assert_eq!(h.requests().len(), at_cancel, "no read after the cancel");
     h.stop().await;
 }
+
+// --- what a review costs --------------------------------------------------
+
+/// Five comments, a summary and an approval: one `review` call against
+/// today's seven calls (5 × `line_comment`, `note_create`, `approve`).
+/// The request counts are asserted; the answer bytes are printed
+/// (`--nocapture`) for the record.
+#[tokio::test]
+async fn a_review_of_five_comments_against_todays_seven_calls() {
+    let comments = json!([
+        {"file": "README.md", "line": 1, "body": "Is this line still true?"},
+        {"file": "README.md", "line": 2, "body": "Why change this line?"},
+        {"file": "README.md", "line": 3, "body": "Please add a test for this."},
+        {"file": "README.md", "line": 4, "body": "Typo in the last word."},
+        {"file": "README.md", "old_line": 2, "body": "This was clearer."},
+    ]);
+    let summary = "Five small points, otherwise fine.";
+
+    let h = Harness::start(Lifecycle::Initialize).await;
+    let one = h
+        .ok(
+            "gitlab_merge_request",
+            review(json!({"comments": comments, "body": summary, "approve": true, "sha": sha(6)})),
+        )
+        .await;
+    let review_requests = h.requests().len();
+    h.stop().await;
+
+    let h = Harness::start(Lifecycle::Initialize).await;
+    let mut bytes = 0;
+    for comment in comments.as_array().unwrap() {
+        let mut params = comment.clone();
+        params["project_id"] = 1.into();
+        params["merge_request_iid"] = 1.into();
+        bytes += h
+            .ok("gitlab_merge_request", json!({"action": "line_comment", "params": params}))
+            .await
+            .len();
+    }
+    let base = json!({"project_id": 1, "merge_request_iid": 1});
+    let mut note = base.clone();
+    note["body"] = summary.into();
+    bytes += h
+        .ok("gitlab_merge_request", json!({"action": "note_create", "params": note}))
+        .await
+        .len();
+    let mut approve = base;
+    approve["sha"] = sha(6).into();
+    bytes += h
+        .ok("gitlab_merge_request", json!({"action": "approve", "params": approve}))
+        .await
+        .len();
+    let today_requests = h.requests().len();
+    h.stop().await;
+
+    println!(
+        "review: 1 call, {review_requests} requests, {} answer bytes; today: 7 calls, {today_requests} requests, {bytes} answer bytes",
+        one.len()
+    );
+    // 6 reads, 5 drafts, the publish, the summary, the approval, the links;
+    // today: 3 per line_comment (versions, version, thread), a note, the approval.
+    assert_eq!((review_requests, today_requests), (15, 17));
+}
