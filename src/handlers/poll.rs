@@ -44,7 +44,9 @@ pub enum Check<T> {
 pub enum Waited<T> {
     Done(T),
     /// The time ran out; the last line a read gave.
-    TimedOut { last: String },
+    TimedOut {
+        last: String,
+    },
     /// A read failed in a way waiting does not cure.
     Failed(Failed),
 }

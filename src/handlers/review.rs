@@ -112,19 +112,30 @@ pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
     };
 
     let stopped = post(call, gitlab, &base, &mut plan, total).await.err();
-    let published_now = plan
-        .comments
-        .iter()
-        .any(|c| c.state == State::Posted { note: None, earlier: false });
+    let published_now = plan.comments.iter().any(|c| {
+        c.state
+            == State::Posted {
+                note: None,
+                earlier: false,
+            }
+    });
     if published_now {
         gitlab.progress(total - 1.0, Some(total), "reading the new notes' links");
         // Without their ids the review is still posted: it is listed unlinked.
         if let Ok(response) = gitlab.send(&notes).await {
             let latest = serde_json::from_slice::<Value>(&response.body).unwrap_or(Value::Null);
             for comment in &mut plan.comments {
-                if comment.state == (State::Posted { note: None, earlier: false }) {
+                if comment.state
+                    == (State::Posted {
+                        note: None,
+                        earlier: false,
+                    })
+                {
                     let note = plan::published(comment, array(&latest), me);
-                    comment.state = State::Posted { note, earlier: false };
+                    comment.state = State::Posted {
+                        note,
+                        earlier: false,
+                    };
                 }
             }
         }
@@ -168,9 +179,11 @@ async fn post(
     plan: &mut Plan,
     total: f64,
 ) -> Result<(), Stopped> {
-    let stopped = |step: String| move |failed: Failed| Stopped {
-        step,
-        failure: gitlab.failure(call, &failed),
+    let stopped = |step: String| {
+        move |failed: Failed| Stopped {
+            step,
+            failure: gitlab.failure(call, &failed),
+        }
     };
     // The two diff reads were steps 0 and 1.
     let mut done = 2.0;
@@ -184,25 +197,45 @@ async fn post(
         }
         progress(&format!("drafting comments[{}]", comment.index));
         let draft = json!({"note": comment.body, "position": comment.position});
-        let created = send(gitlab, Method::Post, format!("{base}/draft_notes"), Some(draft))
-            .await
-            .map_err(stopped(format!(
-                "creating the draft of comments[{}]",
-                comment.index
-            )))?;
+        let created = send(
+            gitlab,
+            Method::Post,
+            format!("{base}/draft_notes"),
+            Some(draft),
+        )
+        .await
+        .map_err(stopped(format!(
+            "creating the draft of comments[{}]",
+            comment.index
+        )))?;
         comment.state = State::Drafted {
-            draft: created.get("id").and_then(Value::as_u64).unwrap_or_default(),
+            draft: created
+                .get("id")
+                .and_then(Value::as_u64)
+                .unwrap_or_default(),
             reused: false,
         };
     }
-    if plan.comments.iter().any(|c| matches!(c.state, State::Drafted { .. })) {
+    if plan
+        .comments
+        .iter()
+        .any(|c| matches!(c.state, State::Drafted { .. }))
+    {
         progress("publishing the review");
-        send(gitlab, Method::Post, format!("{base}/draft_notes/bulk_publish"), None)
-            .await
-            .map_err(stopped("publishing the drafts as one review".into()))?;
+        send(
+            gitlab,
+            Method::Post,
+            format!("{base}/draft_notes/bulk_publish"),
+            None,
+        )
+        .await
+        .map_err(stopped("publishing the drafts as one review".into()))?;
         for comment in &mut plan.comments {
             if matches!(comment.state, State::Drafted { .. }) {
-                comment.state = State::Posted { note: None, earlier: false };
+                comment.state = State::Posted {
+                    note: None,
+                    earlier: false,
+                };
             }
         }
     }

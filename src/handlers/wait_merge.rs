@@ -78,10 +78,14 @@ fn check(mr: &Value) -> Check<End> {
                 .pointer("/merged_by/username")
                 .and_then(Value::as_str)
                 .unwrap_or("?");
-            let commit = [text("merge_commit_sha"), text("squash_commit_sha"), text("sha")]
-                .into_iter()
-                .find(|s| !s.is_empty())
-                .unwrap_or("?");
+            let commit = [
+                text("merge_commit_sha"),
+                text("squash_commit_sha"),
+                text("sha"),
+            ]
+            .into_iter()
+            .find(|s| !s.is_empty())
+            .unwrap_or("?");
             return Check::Done(End::Merged(format!(
                 "{reference} merged at {} by {by}, commit {commit}: {}",
                 text("merged_at"),
@@ -110,7 +114,11 @@ fn check(mr: &Value) -> Check<End> {
             .and_then(Value::as_str)
             .unwrap_or("none")
     );
-    if mr.get("merge_when_pipeline_succeeds").and_then(Value::as_bool) != Some(true) {
+    if mr
+        .get("merge_when_pipeline_succeeds")
+        .and_then(Value::as_bool)
+        != Some(true)
+    {
         return Check::Done(End::NotAutoMerging(status));
     }
     Check::Waiting(format!("{status}, auto-merge set"))
@@ -125,7 +133,9 @@ fn answer(end: &End) -> Output {
         End::MergeError(facts) => (
             "Not merged: GitLab tried and failed (merge_error):",
             facts,
-            Some("auto-merge stopped; fix the cause, then set it again with action `merge` and auto_merge"),
+            Some(
+                "auto-merge stopped; fix the cause, then set it again with action `merge` and auto_merge",
+            ),
         ),
         End::NotAutoMerging(facts) => (
             "Not merging: auto-merge is not set (cancelled, or never set), so nothing will merge it.",
@@ -157,7 +167,10 @@ mod tests {
             ))
         );
         let closed = json!({"iid": 1, "state": "closed", "web_url": "u"});
-        assert_eq!(check(&closed), Check::Done(End::Closed("!1 is closed: u".into())));
+        assert_eq!(
+            check(&closed),
+            Check::Done(End::Closed("!1 is closed: u".into()))
+        );
         let failed = json!({"iid": 1, "state": "opened", "merge_when_pipeline_succeeds": false,
             "merge_error": "Merge failed: conflicts"});
         assert_eq!(

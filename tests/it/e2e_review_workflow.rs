@@ -71,13 +71,21 @@ fn split(h: &Harness) -> (Vec<String>, Vec<String>) {
 fn merge_request(h: &Harness, each: impl FnOnce(&mut MergeRequest)) {
     let mut db = h.fake.db();
     let project = db.projects.iter_mut().find(|p| p.id == 1).unwrap();
-    each(project.merge_requests.iter_mut().find(|m| m.iid == 1).unwrap());
+    each(
+        project
+            .merge_requests
+            .iter_mut()
+            .find(|m| m.iid == 1)
+            .unwrap(),
+    );
 }
 
 /// The bodies of the merge request's notes, oldest first.
 fn note_bodies(h: &Harness) -> Vec<String> {
     let mut bodies = Vec::new();
-    merge_request(h, |mr| bodies = mr.notes.iter().map(|n| n.body.clone()).collect());
+    merge_request(h, |mr| {
+        bodies = mr.notes.iter().map(|n| n.body.clone()).collect()
+    });
     bodies
 }
 
@@ -105,7 +113,10 @@ async fn two_drafts_are_published_once_in_order_then_the_summary_and_the_approva
     assert_eq!(one["position"]["head_sha"], sha(6));
     assert_eq!(two["note"], "This was clearer.");
     assert_eq!(two["position"]["old_line"], 2);
-    assert_eq!(requests[9].json(), json!({"body": "Two questions, otherwise fine."}));
+    assert_eq!(
+        requests[9].json(),
+        json!({"body": "Two questions, otherwise fine."})
+    );
     assert_eq!(requests[10].json(), json!({"sha": sha(6)}));
     // Published: two diff notes and the summary, no draft left, approved.
     let mut drafts_left = 1;
@@ -131,11 +142,16 @@ async fn the_answer_links_each_posted_discussion() {
     let h = Harness::start(Lifecycle::Initialize).await;
     let text = h.ok("gitlab_merge_request", two_comments()).await;
     let mut ids = Vec::new();
-    merge_request(&h, |mr| ids = mr.notes.iter().skip(1).map(|n| n.id).collect());
+    merge_request(&h, |mr| {
+        ids = mr.notes.iter().skip(1).map(|n| n.id).collect()
+    });
     let url = {
         let db = h.fake.db();
         let project = db.projects.iter().find(|p| p.id == 1).unwrap();
-        format!("{}/{}/-/merge_requests/1", db.host, project.path_with_namespace)
+        format!(
+            "{}/{}/-/merge_requests/1",
+            db.host, project.path_with_namespace
+        )
     };
     assert_eq!(
         common::data(&text),
@@ -227,7 +243,8 @@ async fn unknown_keys_of_each_comment_are_named_with_a_suggestion_before_anythin
 }
 
 #[tokio::test]
-async fn an_approval_without_sha_and_a_comment_with_both_sides_are_refused_before_anything_is_read() {
+async fn an_approval_without_sha_and_a_comment_with_both_sides_are_refused_before_anything_is_read()
+{
     let h = Harness::start(Lifecycle::Initialize).await;
     let text = h
         .err(
@@ -262,10 +279,7 @@ async fn a_quick_action_in_a_comment_is_refused_and_nothing_is_sent() {
             ]})),
         )
         .await;
-    assert!(
-        text.contains("`comments[1].body` has /merge"),
-        "{text}"
-    );
+    assert!(text.contains("`comments[1].body` has /merge"), "{text}");
     assert_eq!(h.requests(), []);
     h.stop().await;
 }
@@ -351,8 +365,11 @@ async fn a_retry_after_a_failed_publish_reuses_the_drafts() {
 #[tokio::test]
 async fn a_failed_approval_is_accounted_for_and_a_retry_posts_nothing_twice() {
     let h = Harness::start(Lifecycle::Initialize).await;
-    h.fake
-        .inject(Fault::status(500).on("POST", &format!("{MR}/approve")).times(1));
+    h.fake.inject(
+        Fault::status(500)
+            .on("POST", &format!("{MR}/approve"))
+            .times(1),
+    );
     let text = h.err("gitlab_merge_request", two_comments()).await;
     assert!(
         text.starts_with(
@@ -362,7 +379,10 @@ async fn a_failed_approval_is_accounted_for_and_a_retry_posts_nothing_twice() {
         ),
         "{text}"
     );
-    assert!(text.contains("gitlab_merge_request review: GitLab answered 500"), "{text}");
+    assert!(
+        text.contains("gitlab_merge_request review: GitLab answered 500"),
+        "{text}"
+    );
     h.fake.clear_requests();
     let text = h.ok("gitlab_merge_request", two_comments()).await;
     assert!(
@@ -374,7 +394,11 @@ async fn a_failed_approval_is_accounted_for_and_a_retry_posts_nothing_twice() {
     );
     assert!(text.contains("(posted by an earlier call)"), "{text}");
     assert_eq!(split(&h).1, [format!("POST {MR}/approve")]);
-    assert_eq!(note_bodies(&h).len(), 4, "the seed's note and three, once each");
+    assert_eq!(
+        note_bodies(&h).len(),
+        4,
+        "the seed's note and three, once each"
+    );
     h.stop().await;
 }
 
@@ -445,15 +469,21 @@ async fn auto_merging<C: ClientHandler>(h: &Harness<C>, reads: u32, then: AutoMe
         let project = db.projects.iter_mut().find(|p| p.id == 1).unwrap();
         project.merge_requests[0].head_pipeline_id = Some(1003);
     }
-    let Value::Object(map) = json!({"action": "merge", "params": {"project_id": 1, "merge_request_iid": 1, "auto_merge": true}}) else {
+    let Value::Object(map) = json!({"action": "merge", "params": {"project_id": 1, "merge_request_iid": 1, "auto_merge": true}})
+    else {
         unreachable!()
     };
     let result = h
         .client
-        .call_tool(CallToolRequestParams::new("gitlab_merge_request".to_string()).with_arguments(map))
+        .call_tool(
+            CallToolRequestParams::new("gitlab_merge_request".to_string()).with_arguments(map),
+        )
         .await
         .unwrap();
-    assert!(text_of(&result).contains("\"merge_when_pipeline_succeeds\":true"), "{result:?}");
+    assert!(
+        text_of(&result).contains("\"merge_when_pipeline_succeeds\":true"),
+        "{result:?}"
+    );
     let mut db = h.fake.db();
     let project = db.projects.iter_mut().find(|p| p.id == 1).unwrap();
     let auto = project.merge_requests[0].auto_merge.as_mut().unwrap();
@@ -475,11 +505,21 @@ async fn wait_merge_reports_progress_until_the_merge() {
     let text = text_of(&result);
     assert_eq!(result.is_error, Some(false));
     assert!(text.starts_with("Merged.\n⟦\n!1 merged at "), "{text}");
-    assert!(text.contains(&format!("by alice, commit {}", sha(7001))), "{text}");
+    assert!(
+        text.contains(&format!("by alice, commit {}", sha(7001))),
+        "{text}"
+    );
     let reads: Vec<String> = h.requests().iter().map(|r| r.line()).collect();
-    assert_eq!(reads, vec![format!("GET {MR}"); 3], "no timeout_seconds sent");
+    assert_eq!(
+        reads,
+        vec![format!("GET {MR}"); 3],
+        "no timeout_seconds sent"
+    );
     let seen = watcher.seen.lock().unwrap().clone();
-    let lines: Vec<_> = seen.iter().map(|p| p.message.clone().unwrap_or_default()).collect();
+    let lines: Vec<_> = seen
+        .iter()
+        .map(|p| p.message.clone().unwrap_or_default())
+        .collect();
     assert_eq!(
         lines,
         vec![
@@ -503,7 +543,11 @@ async fn wait_merge_answers_the_status_and_the_call_to_go_on_when_time_runs_out(
         "Still waiting after 1 s; the last status:\n⟦\n!1 opened, detailed_merge_status ci_still_running, head pipeline running, auto-merge set\n⟧\n\
          [to go on waiting, call gitlab_merge_request again with {\"action\":\"wait_merge\",\"params\":{\"project_id\":\"1\",\"merge_request_iid\":1,\"timeout_seconds\":1}}]"
     );
-    assert_eq!(h.requests().len(), 2, "a read at the start and one at the deadline");
+    assert_eq!(
+        h.requests().len(),
+        2,
+        "a read at the start and one at the deadline"
+    );
     h.stop().await;
 }
 
@@ -525,7 +569,9 @@ async fn wait_merge_ends_when_auto_merge_stops_or_fails() {
     auto_merging(&h, 2, AutoMergeEnd::Fails("Merge failed: conflicts".into())).await;
     let text = text_of(&h.client.call_tool(wait_merge(None)).await.unwrap());
     assert!(
-        text.starts_with("Not merged: GitLab tried and failed (merge_error):\n⟦\n!1: Merge failed: conflicts\n⟧"),
+        text.starts_with(
+            "Not merged: GitLab tried and failed (merge_error):\n⟦\n!1: Merge failed: conflicts\n⟧"
+        ),
         "{text}"
     );
     assert_eq!(h.requests().len(), 2);
@@ -583,7 +629,10 @@ async fn a_review_of_five_comments_against_todays_seven_calls() {
         params["project_id"] = 1.into();
         params["merge_request_iid"] = 1.into();
         bytes += h
-            .ok("gitlab_merge_request", json!({"action": "line_comment", "params": params}))
+            .ok(
+                "gitlab_merge_request",
+                json!({"action": "line_comment", "params": params}),
+            )
             .await
             .len();
     }
@@ -591,13 +640,19 @@ async fn a_review_of_five_comments_against_todays_seven_calls() {
     let mut note = base.clone();
     note["body"] = summary.into();
     bytes += h
-        .ok("gitlab_merge_request", json!({"action": "note_create", "params": note}))
+        .ok(
+            "gitlab_merge_request",
+            json!({"action": "note_create", "params": note}),
+        )
         .await
         .len();
     let mut approve = base;
     approve["sha"] = sha(6).into();
     bytes += h
-        .ok("gitlab_merge_request", json!({"action": "approve", "params": approve}))
+        .ok(
+            "gitlab_merge_request",
+            json!({"action": "approve", "params": approve}),
+        )
         .await
         .len();
     let today_requests = h.requests().len();

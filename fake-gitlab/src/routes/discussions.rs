@@ -235,7 +235,14 @@ async fn create(
         _ => None,
     };
     let author = ctx.auth.expect("writable has a user").user_id;
-    let mut note = thread_note(&mut db, kind, author, body, position, ctx.param("created_at"));
+    let mut note = thread_note(
+        &mut db,
+        kind,
+        author,
+        body,
+        position,
+        ctx.param("created_at"),
+    );
     note.internal = ctx.flag("internal").unwrap_or(false);
     let discussion = note.discussion_id.clone();
     notes_mut(&mut db, kind, p, i).push(note);

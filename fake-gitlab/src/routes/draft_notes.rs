@@ -35,7 +35,10 @@ pub fn routes() -> Router<App> {
             &format!("{base}/{{draft_note_id}}"),
             get(show).put(update).delete(delete),
         )
-        .route(&format!("{base}/{{draft_note_id}}/publish"), put(publish_one))
+        .route(
+            &format!("{base}/{{draft_note_id}}/publish"),
+            put(publish_one),
+        )
 }
 
 /// The project and merge request indexes, and the signed-in user.
@@ -94,11 +97,7 @@ fn render(db: &Db, p: usize, m: usize, d: &DraftNote) -> Value {
     })
 }
 
-async fn list(
-    State(app): State<App>,
-    Path((pid, iid)): Path<(String, String)>,
-    ctx: Ctx,
-) -> Reply {
+async fn list(State(app): State<App>, Path((pid, iid)): Path<(String, String)>, ctx: Ctx) -> Reply {
     let db = lock(&app.db);
     let (p, m, user) = find(&db, &pid, &iid, &ctx, false)?;
     let items = db.projects[p].merge_requests[m]
@@ -177,7 +176,10 @@ async fn update(
     let mut db = lock(&app.db);
     let (p, m, user) = find(&db, &pid, &iid, &ctx, true)?;
     let Some(note) = ctx.param("note").filter(|n| !n.is_empty()) else {
-        return Err(http::message(400, "400 Bad request - Missing params to modify"));
+        return Err(http::message(
+            400,
+            "400 Bad request - Missing params to modify",
+        ));
     };
     let position = match ctx.body.get("position") {
         Some(pos) if !pos.is_null() => Some(grape_position(pos)?),

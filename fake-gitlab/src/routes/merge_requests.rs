@@ -157,7 +157,11 @@ fn advance_auto_merge(db: &mut Db, p: usize, m: usize) {
     let pipeline = mr.head_pipeline_id;
     match then {
         AutoMergeEnd::Merged => {
-            if let Some(pl) = db.projects[p].pipelines.iter_mut().find(|pl| Some(pl.id) == pipeline) {
+            if let Some(pl) = db.projects[p]
+                .pipelines
+                .iter_mut()
+                .find(|pl| Some(pl.id) == pipeline)
+            {
                 pl.status = "success".into();
             }
             merge_now(db, p, m, user);
@@ -400,8 +404,7 @@ fn merge_now(db: &mut Db, p: usize, m: usize, user: u64) {
         let (source, target) = (mr.source_branch.clone(), mr.target_branch.clone());
         let files = db.projects[p].files_at(&source).clone();
         let message = format!("Merge branch '{source}' into '{target}'");
-        let merged =
-            super::repository::commit_files(db, p, &target, None, &message, user, files);
+        let merged = super::repository::commit_files(db, p, &target, None, &message, user, files);
         db.projects[p].merge_requests[m].merge_commit_sha = Some(merged);
     }
 }

@@ -17,11 +17,7 @@ use crate::dispatch::error::ParamProblem;
 
 /// Both sides given, or a range that ends before it starts.
 pub fn problems(args: &[Arg]) -> Vec<ParamProblem> {
-    sides(|name| {
-        args.iter()
-            .find(|a| a.spec.name == name)
-            .map(|a| &a.value)
-    })
+    sides(|name| args.iter().find(|a| a.spec.name == name).map(|a| &a.value))
 }
 
 /// The rule on one comment's `line`, `old_line` and `end_line`, whose

@@ -36,7 +36,11 @@ async fn run(
     let started = Instant::now();
     let reads = RefCell::new(Vec::new());
     let reported = RefCell::new(Vec::new());
-    let script = RefCell::new(script.into_iter().collect::<std::collections::VecDeque<_>>());
+    let script = RefCell::new(
+        script
+            .into_iter()
+            .collect::<std::collections::VecDeque<_>>(),
+    );
     let waited = until(
         schedule,
         |_: f64, _: Option<f64>, line: &str| reported.borrow_mut().push(line.to_string()),
@@ -136,8 +140,11 @@ async fn a_network_failure_is_waited_through_and_a_404_ends_the_wait() {
     let (waited, _, _) = run(schedule(1, 1, 5_000), script).await;
     assert!(matches!(waited, Waited::Done("merged")), "{waited:?}");
 
-    let (waited, reads, reported) =
-        run(schedule(1, 1, 5_000), vec![waiting("open"), Err(status(404, None))]).await;
+    let (waited, reads, reported) = run(
+        schedule(1, 1, 5_000),
+        vec![waiting("open"), Err(status(404, None))],
+    )
+    .await;
     let Waited::Failed(failed) = waited else {
         panic!("{waited:?}")
     };

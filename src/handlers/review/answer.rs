@@ -39,12 +39,7 @@ pub fn refused(call: &ValidatedCall, problems: &[String], cap: usize) -> Output 
 
 /// What was posted, with links; with `stopped`, the account of a review
 /// GitLab stopped partway.
-pub fn written(
-    plan: &Plan,
-    facts: &Facts<'_>,
-    stopped: Option<Stopped>,
-    cap: usize,
-) -> Output {
+pub fn written(plan: &Plan, facts: &Facts<'_>, stopped: Option<Stopped>, cap: usize) -> Output {
     let mut links: Vec<String> = Vec::new();
     let (mut posted, mut drafted, mut missing) = (Vec::new(), Vec::new(), Vec::new());
     for comment in &plan.comments {
@@ -67,14 +62,17 @@ pub fn written(
             _ => missing.push("the summary".into()),
         }
     }
-    let approval = plan.approval.as_ref().map(|(sha, approval)| match approval {
-        Approval::Approved => format!("approved at {sha}"),
-        Approval::AlreadyApproved => "already approved by you".to_string(),
-        Approval::Pending => {
-            missing.push("the approval".into());
-            String::new()
-        }
-    });
+    let approval = plan
+        .approval
+        .as_ref()
+        .map(|(sha, approval)| match approval {
+            Approval::Approved => format!("approved at {sha}"),
+            Approval::AlreadyApproved => "already approved by you".to_string(),
+            Approval::Pending => {
+                missing.push("the approval".into());
+                String::new()
+            }
+        });
 
     let Some(stopped) = stopped else {
         let mut head = format!(
@@ -130,7 +128,8 @@ fn link(name: &str, lines: &str, note: Option<u64>, earlier: bool, facts: &Facts
         Some(id) => {
             let _ = write!(out, ": {}#note_{id}", facts.web_url);
         }
-        None => out.push_str(": posted (its note is not among the latest 100; action `discussion_list`)"),
+        None => out
+            .push_str(": posted (its note is not among the latest 100; action `discussion_list`)"),
     }
     if earlier {
         out.push_str(" (posted by an earlier call)");

@@ -36,7 +36,10 @@ fn line(line: u64) -> LineAsk<'static> {
     }
 }
 
-fn ask(comments: Vec<(LineAsk<'static>, &'static str)>, summary: Option<&'static str>) -> Ask<'static> {
+fn ask(
+    comments: Vec<(LineAsk<'static>, &'static str)>,
+    summary: Option<&'static str>,
+) -> Ask<'static> {
     Ask {
         comments,
         summary,
@@ -61,14 +64,20 @@ fn draft(id: u64, note: &str, at: u64) -> Value {
 }
 
 fn note(id: u64, author: u64, body: &str, at: Option<u64>) -> Value {
-    let mut n = json!({"id": id, "body": body, "author": {"id": author, "username": "u"}, "system": false});
+    let mut n =
+        json!({"id": id, "body": body, "author": {"id": author, "username": "u"}, "system": false});
     if let Some(at) = at {
         n["position"] = gitlab_position(at);
     }
     n
 }
 
-fn reads<'r>(version: &'r DiffVersion, files: &'r [FileDiff<'r>], drafts: &'r [Value], notes: &'r [Value]) -> Reads<'r> {
+fn reads<'r>(
+    version: &'r DiffVersion,
+    files: &'r [FileDiff<'r>],
+    drafts: &'r [Value],
+    notes: &'r [Value],
+) -> Reads<'r> {
     Reads {
         head: "h",
         version,
