@@ -65,10 +65,6 @@ async fn run(
     (waited, reads.into_inner(), reported.into_inner())
 }
 
-fn waiting(line: &'static str) -> Result<Check<&'static str>, Failed> {
-    Ok(Check::Waiting(line.to_string()))
-}
-
 /// Each read's delay after the previous one, in whole units of 30 ms (a
 /// sleep may overrun by up to a unit on a busy machine).
 fn gaps(reads: &[Duration]) -> Vec<u128> {
@@ -81,10 +77,10 @@ fn gaps(reads: &[Duration]) -> Vec<u128> {
 #[tokio::test]
 async fn reads_back_off_doubling_up_to_the_max_until_done() {
     let script = vec![
-        waiting("running, 0 of 3 jobs"),
-        waiting("running, 1 of 3 jobs"),
-        waiting("running, 2 of 3 jobs"),
-        waiting("running, 2 of 3 jobs"),
+        Ok(Check::Waiting("running, 0 of 3 jobs".into())),
+        Ok(Check::Waiting("running, 1 of 3 jobs".into())),
+        Ok(Check::Waiting("running, 2 of 3 jobs".into())),
+        Ok(Check::Waiting("running, 2 of 3 jobs".into())),
         Ok(Check::Done("success")),
     ];
     let (waited, reads, reported) = run(schedule(30, 120, 5_000), script).await;
@@ -103,7 +99,11 @@ async fn reads_back_off_doubling_up_to_the_max_until_done() {
 
 #[tokio::test]
 async fn the_time_running_out_ends_with_the_last_line_after_a_read_at_the_deadline() {
-    let (waited, reads, _) = run(schedule(60, 60, 150), vec![waiting("pending")]).await;
+    let (waited, reads, _) = run(
+        schedule(60, 60, 150),
+        vec![Ok(Check::Waiting("pending".into()))],
+    )
+    .await;
     let Waited::TimedOut { last } = waited else {
         panic!("{waited:?}")
     };
@@ -117,7 +117,7 @@ async fn the_time_running_out_ends_with_the_last_line_after_a_read_at_the_deadli
 #[tokio::test]
 async fn a_busy_gitlab_is_waited_for_as_long_as_retry_after_says() {
     let script = vec![
-        waiting("running"),
+        Ok(Check::Waiting("running".into())),
         Err(status(429, Some(MS * 240))),
         Ok(Check::Done("success")),
     ];
@@ -142,7 +142,7 @@ async fn a_network_failure_is_waited_through_and_a_404_ends_the_wait() {
 
     let (waited, reads, reported) = run(
         schedule(1, 1, 5_000),
-        vec![waiting("open"), Err(status(404, None))],
+        vec![Ok(Check::Waiting("open".into())), Err(status(404, None))],
     )
     .await;
     let Waited::Failed(failed) = waited else {
