@@ -111,26 +111,14 @@ pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
         Err(problems) => return answer::refused(call, &problems, gitlab.render.max_bytes),
     };
 
-    let stopped = post(call, gitlab, &base, &mut plan, total).await.err();
-    let published_now = plan.comments.iter().any(|c| {
-        c.state
-            == State::Posted {
-                note: None,
-                earlier: false,
-            }
-    });
-    if published_now {
+    let stopped = write(call, gitlab, &base, &mut plan, total).await.err();
+    if plan.comments.iter().any(|c| c.state == State::PUBLISHED) {
         gitlab.progress(total - 1.0, Some(total), "reading the new notes' links");
         // Without their ids the review is still posted: it is listed unlinked.
         if let Ok(response) = gitlab.send(&notes).await {
             let latest = serde_json::from_slice::<Value>(&response.body).unwrap_or(Value::Null);
             for comment in &mut plan.comments {
-                if comment.state
-                    == (State::Posted {
-                        note: None,
-                        earlier: false,
-                    })
-                {
+                if comment.state == State::PUBLISHED {
                     let note = plan::published(comment, array(&latest), me);
                     comment.state = State::Posted {
                         note,
@@ -172,7 +160,7 @@ fn ask(call: &ValidatedCall) -> Ask<'_> {
 
 /// Steps 3 to 6, each one's outcome kept in `plan`; the first failure
 /// stops the rest.
-async fn post(
+async fn write(
     call: &ValidatedCall,
     gitlab: &Gitlab<'_>,
     base: &str,
@@ -197,17 +185,12 @@ async fn post(
         }
         progress(&format!("drafting comments[{}]", comment.index));
         let draft = json!({"note": comment.body, "position": comment.position});
-        let created = send(
-            gitlab,
-            Method::Post,
-            format!("{base}/draft_notes"),
-            Some(draft),
-        )
-        .await
-        .map_err(stopped(format!(
-            "creating the draft of comments[{}]",
-            comment.index
-        )))?;
+        let created = post(gitlab, format!("{base}/draft_notes"), Some(draft))
+            .await
+            .map_err(stopped(format!(
+                "creating the draft of comments[{}]",
+                comment.index
+            )))?;
         comment.state = State::Drafted {
             draft: created
                 .get("id")
@@ -222,27 +205,19 @@ async fn post(
         .any(|c| matches!(c.state, State::Drafted { .. }))
     {
         progress("publishing the review");
-        send(
-            gitlab,
-            Method::Post,
-            format!("{base}/draft_notes/bulk_publish"),
-            None,
-        )
-        .await
-        .map_err(stopped("publishing the drafts as one review".into()))?;
+        post(gitlab, format!("{base}/draft_notes/bulk_publish"), None)
+            .await
+            .map_err(stopped("publishing the drafts as one review".into()))?;
         for comment in &mut plan.comments {
             if matches!(comment.state, State::Drafted { .. }) {
-                comment.state = State::Posted {
-                    note: None,
-                    earlier: false,
-                };
+                comment.state = State::PUBLISHED;
             }
         }
     }
     if let Some(summary) = plan.summary.as_mut().filter(|s| s.1 == State::New) {
         progress("posting the summary");
         let body = json!({"body": summary.0});
-        let note = send(gitlab, Method::Post, format!("{base}/notes"), Some(body))
+        let note = post(gitlab, format!("{base}/notes"), Some(body))
             .await
             .map_err(stopped("posting the summary".into()))?;
         summary.1 = State::Posted {
@@ -263,7 +238,7 @@ async fn post(
 /// it does an approver it does not allow: its approvals tell the two apart.
 async fn approve(gitlab: &Gitlab<'_>, base: &str, sha: &str) -> Result<Approval, Failed> {
     let body = json!({"sha": sha});
-    let failed = match send(gitlab, Method::Post, format!("{base}/approve"), Some(body)).await {
+    let failed = match post(gitlab, format!("{base}/approve"), Some(body)).await {
         Ok(_) => return Ok(Approval::Approved),
         Err(failed) => failed,
     };
@@ -281,15 +256,11 @@ async fn approve(gitlab: &Gitlab<'_>, base: &str, sha: &str) -> Result<Approval,
     }
 }
 
-/// One write, and its JSON answer (`Null` for a 204).
-async fn send(
-    gitlab: &Gitlab<'_>,
-    method: Method,
-    path: String,
-    body: Option<Value>,
-) -> Result<Value, Failed> {
+/// One POST, and its JSON answer (`Null` for a 204). Never repeated: the
+/// client retries a POST only when it never left.
+async fn post(gitlab: &Gitlab<'_>, path: String, body: Option<Value>) -> Result<Value, Failed> {
     let request = HttpRequest {
-        method,
+        method: Method::Post,
         path,
         query: String::new(),
         body: body.map(Body::Json),

@@ -62,17 +62,15 @@ pub fn written(plan: &Plan, facts: &Facts<'_>, stopped: Option<Stopped>, cap: us
             _ => missing.push("the summary".into()),
         }
     }
-    let approval = plan
-        .approval
-        .as_ref()
-        .map(|(sha, approval)| match approval {
-            Approval::Approved => format!("approved at {sha}"),
-            Approval::AlreadyApproved => "already approved by you".to_string(),
-            Approval::Pending => {
-                missing.push("the approval".into());
-                String::new()
-            }
-        });
+    let approval = match &plan.approval {
+        Some((sha, Approval::Approved)) => Some(format!("approved at {sha}")),
+        Some((_, Approval::AlreadyApproved)) => Some("already approved by you".to_string()),
+        Some((_, Approval::Pending)) => {
+            missing.push("the approval".into());
+            None
+        }
+        None => None,
+    };
 
     let Some(stopped) = stopped else {
         let mut head = format!(

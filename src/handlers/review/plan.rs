@@ -54,6 +54,14 @@ pub enum State {
     Posted { note: Option<u64>, earlier: bool },
 }
 
+impl State {
+    /// Published by this call; its note is known once the notes are read.
+    pub const PUBLISHED: State = State::Posted {
+        note: None,
+        earlier: false,
+    };
+}
+
 /// One comment of the review, placed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comment {
