@@ -119,7 +119,7 @@ pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
             let latest = serde_json::from_slice::<Value>(&response.body).unwrap_or(Value::Null);
             for comment in &mut plan.comments {
                 if comment.state == State::PUBLISHED {
-                    let note = plan::published(comment, array(&latest), me);
+                    let note = plan::posted_note(comment, array(&latest), me);
                     comment.state = State::Posted {
                         note,
                         earlier: false,

@@ -115,10 +115,6 @@ pub fn plan(ask: &Ask<'_>, reads: &Reads<'_>) -> Result<Plan, Vec<String>> {
         }
     }
 
-    let mine = |note: &&Value| {
-        note.pointer("/author/id").and_then(Value::as_u64) == Some(reads.me)
-            && note.get("system").and_then(Value::as_bool) != Some(true)
-    };
     let mut drafts: Vec<&Value> = reads.drafts.iter().collect();
     for comment in &mut comments {
         let same = |v: &&Value| text(v, "note") == comment.body && same_place(&comment.position, v);
@@ -128,14 +124,9 @@ pub fn plan(ask: &Ask<'_>, reads: &Reads<'_>) -> Result<Plan, Vec<String>> {
                 draft: id(draft),
                 reused: true,
             };
-        } else if let Some(note) = reads
-            .notes
-            .iter()
-            .filter(mine)
-            .find(|n| text(n, "body") == comment.body && same_place(&comment.position, n))
-        {
+        } else if let Some(note) = posted_note(comment, reads.notes, reads.me) {
             comment.state = State::Posted {
-                note: Some(id(note)),
+                note: Some(note),
                 earlier: true,
             };
         }
@@ -153,7 +144,7 @@ pub fn plan(ask: &Ask<'_>, reads: &Reads<'_>) -> Result<Plan, Vec<String>> {
     }
 
     let summary = ask.summary.map(|body| {
-        let state = match summary_posted(&comments, body, reads, mine) {
+        let state = match summary_posted(&comments, body, reads) {
             Some(note) => State::Posted {
                 note: Some(note),
                 earlier: true,
@@ -176,12 +167,7 @@ pub fn plan(ask: &Ask<'_>, reads: &Reads<'_>) -> Result<Plan, Vec<String>> {
 /// text is newer than all of them. A review without comments has nothing
 /// to tell its summary from an earlier one with the same words: it is
 /// posted again.
-fn summary_posted(
-    comments: &[Comment],
-    body: &str,
-    reads: &Reads<'_>,
-    mine: impl Fn(&&Value) -> bool,
-) -> Option<u64> {
+fn summary_posted(comments: &[Comment], body: &str, reads: &Reads<'_>) -> Option<u64> {
     let mut newest = 0;
     for comment in comments {
         match comment.state {
@@ -195,20 +181,26 @@ fn summary_posted(
     reads
         .notes
         .iter()
-        .filter(mine)
+        .filter(|n| mine(n, reads.me))
         .find(|n| text(n, "body") == body && n.get("position").is_none_or(Value::is_null))
         .map(id)
         .filter(|note| *note > newest)
 }
 
-/// The newest note of yours with this comment's text at its position,
-/// once it is published: its id.
-pub fn published(comment: &Comment, notes: &[Value], me: u64) -> Option<u64> {
+/// The newest of your notes (`notes` newest first) with this comment's
+/// text at its position: its id.
+pub fn posted_note(comment: &Comment, notes: &[Value], me: u64) -> Option<u64> {
     notes
         .iter()
-        .filter(|n| n.pointer("/author/id").and_then(Value::as_u64) == Some(me))
+        .filter(|n| mine(n, me))
         .find(|n| text(n, "body") == comment.body && same_place(&comment.position, n))
         .map(id)
+}
+
+/// A note of yours, not one of GitLab's system notes.
+fn mine(note: &Value, me: u64) -> bool {
+    note.pointer("/author/id").and_then(Value::as_u64) == Some(me)
+        && note.get("system").and_then(Value::as_bool) != Some(true)
 }
 
 /// Whether GitLab's `position` of a draft or note (`{"position": ...}`)
