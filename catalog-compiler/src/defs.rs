@@ -102,7 +102,27 @@ pub struct ParamDef {
     pub deprecated: bool,
     /// The current parameter of the same action that replaces it.
     pub replaced_by: Option<String>,
+    /// The part the parameter plays beyond its value, which dispatch reads
+    /// (a web URL fills the `project` parameter...).
+    pub role: Option<Role>,
     pub doc: String,
+}
+
+/// The part a parameter plays, whatever its name (the runtime's `Role`
+/// variants).
+#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The project a web URL or reference names.
+    Project,
+    /// The group a group's web URL names.
+    Group,
+    /// The note a `#note_123` anchor names.
+    Note,
+    /// A web URL or reference standing for the parameters it holds,
+    /// accepted by every action with a `project` parameter; declared once,
+    /// in `_shared.toml`, and used by no action.
+    WebUrl,
 }
 
 /// One field of the objects in an array parameter.

@@ -226,6 +226,22 @@ fn action(out: &mut String, a: &Action) {
     out.push_str("] },\n");
 }
 
+/// The web URL parameter (`role = "web_url"` in `_shared.toml`), which
+/// every action with a project parameter takes without naming it.
+pub fn web_url(out: &mut String, web_url: Option<Param>) {
+    out.push_str("pub static WEB_URL: Option<&ParamSpec> = ");
+    match web_url {
+        Some(p) => {
+            out.push_str("Some(&");
+            param(out, &p);
+            // `param` writes a list item: drop its `,\n`.
+            out.truncate(out.trim_end().trim_end_matches(',').len());
+            out.push_str(");\n");
+        }
+        None => out.push_str("None;\n"),
+    }
+}
+
 fn param(out: &mut String, p: &Param) {
     let d = &p.def;
     let items = match d.items {
@@ -236,6 +252,10 @@ fn param(out: &mut String, p: &Param) {
     let minimum = d
         .minimum
         .or((p.location == Location::Path && d.ty == ParamType::Integer).then_some(1));
+    let role = match d.role {
+        Some(role) => format!("Some(Role::{role:?})"),
+        None => "None".into(),
+    };
     let fields: String = d
         .fields
         .iter()
@@ -248,7 +268,7 @@ fn param(out: &mut String, p: &Param) {
         .collect();
     writeln!(
         out,
-        "ParamSpec {{ name: {:?}, ty: ParamType::{:?}, location: Location::{:?}, required: {}, allowed: &{:?}, default: {:?}, format: {:?}, minimum: {:?}, maximum: {:?}, items: {items}, style: ArrayStyle::{:?}, fields: &[{fields}], quick_actions: {}, deprecated: {}, replaced_by: {:?}, doc: {:?} }},",
+        "ParamSpec {{ name: {:?}, ty: ParamType::{:?}, location: Location::{:?}, required: {}, allowed: &{:?}, default: {:?}, format: {:?}, minimum: {:?}, maximum: {:?}, items: {items}, style: ArrayStyle::{:?}, fields: &[{fields}], quick_actions: {}, deprecated: {}, replaced_by: {:?}, role: {role}, doc: {:?} }},",
         p.name,
         d.ty,
         p.location,

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use crate::defs::{ActionDef, KindsFile, Location, ParamDef, ParamType, SharedFile, ToolFile};
 use crate::json::toml_to_json;
-use crate::params::{self, Param, declaration};
+use crate::params::{self, Declared, Param, declaration};
 use crate::problem::{Place, Report};
 use crate::template::{self, Http, Method, Piece};
 
@@ -90,7 +90,7 @@ pub fn tool(tool: &ToolFile, known: &Known, file: &Place, report: &mut Report) -
     }
     for (name, def) in &tool.params {
         let at = file.then(format_args!("param `{name}`"));
-        declaration(def, &at, report);
+        declaration(def, Declared::InToolFile, &at, report);
         if !tool.actions.iter().any(|a| a.uses.contains(name)) {
             report.push(
                 &at,
@@ -340,6 +340,7 @@ fn help_param(name: &str, allowed: Vec<String>, doc: &str) -> Param {
             quick_actions: false,
             deprecated: false,
             replaced_by: None,
+            role: None,
             doc: doc.into(),
         },
         location: Location::Query,

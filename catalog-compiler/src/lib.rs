@@ -109,9 +109,13 @@ fn compile_into(
     if let Some(shared) = &shared {
         for (name, def) in &shared.params {
             let at = place("_shared.toml").then(format_args!("param `{name}`"));
-            params::declaration(def, &at, &mut report);
+            params::declaration(def, params::Declared::Shared, &at, &mut report);
         }
         emit::toolsets(&mut out, shared);
+        emit::web_url(
+            &mut out,
+            params::web_url(shared, &place("_shared.toml"), &mut report),
+        );
     }
     if let Some(vocabulary) = &vocabulary {
         emit::vocabulary(&mut out, vocabulary, &place("vocabulary.toml"), &mut report);

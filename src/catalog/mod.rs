@@ -61,6 +61,13 @@ pub fn url_shapes() -> &'static [UrlShape] {
     generated::URL_SHAPES
 }
 
+/// The web URL parameter (`url`), which every action with a project
+/// parameter takes in place of the parameters the URL holds; `None` for a
+/// catalog that declares none.
+pub fn web_url() -> Option<&'static ParamSpec> {
+    generated::WEB_URL
+}
+
 /// GitLab's reference prefixes (`#`, `!`...) and the parameters each may
 /// stand for.
 pub fn references() -> &'static [(char, &'static [&'static str])] {

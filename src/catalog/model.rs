@@ -245,7 +245,24 @@ pub struct ParamSpec {
     /// says so, naming `replaced_by` when there is a current parameter.
     pub deprecated: bool,
     pub replaced_by: Option<&'static str>,
+    /// The part it plays, which dispatch reads instead of its name.
+    pub role: Option<Role>,
     pub doc: &'static str,
+}
+
+/// The part a parameter plays beyond its value (`role` in the catalog).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The project a web URL or a reference names (`project_id`).
+    Project,
+    /// The group a group's web URL names (`group_id`).
+    Group,
+    /// The note a `#note_123` anchor names (`note_id`).
+    Note,
+    /// A web URL or reference in place of the parameters it holds (`url`):
+    /// one parameter of `_shared.toml`, taken by every action with a
+    /// `Project` parameter (`catalog::web_url`).
+    WebUrl,
 }
 
 /// A field of the objects in an array parameter (`actions[].file_path`).
@@ -314,6 +331,11 @@ pub enum ArrayStyle {
 impl ActionSpec {
     pub fn param(&self, name: &str) -> Option<&'static ParamSpec> {
         self.params.iter().find(|p| p.name == name)
+    }
+
+    /// The parameter playing `role`, if the action has one.
+    pub fn param_with(&self, role: Role) -> Option<&'static ParamSpec> {
+        self.params.iter().find(|p| p.role == Some(role))
     }
 
     pub fn hint(&self, status: u16) -> Option<&'static str> {

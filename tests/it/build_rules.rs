@@ -506,3 +506,112 @@ fn embedded_values_are_json_even_with_control_characters() {
     assert_eq!(json::toml_to_json(&array).unwrap(), "[1,true]");
     assert!(json::toml_to_json(&toml::Value::Table(Default::default())).is_err());
 }
+
+#[test]
+fn the_web_url_parameter_is_declared_once_in_shared_and_used_by_no_action() {
+    let mut sources = catalog(&[(
+        "gitlab_issue",
+        tool(
+            "gitlab_issue",
+            r#"["core"]"#,
+            "returns = \"issue[]\"\nparams = [\n  { name = \"link\", type = \"string\", role = \"web_url\", doc = \"A link.\" },\n]",
+        ),
+    )]);
+    let shared = sources.files.get_mut("_shared.toml").unwrap();
+    shared.push_str(
+        "\n[params.url]\ntype = \"string\"\nrole = \"web_url\"\ndoc = \"A web URL.\"\n\n[params.web]\ntype = \"integer\"\nrole = \"web_url\"\ndoc = \"Another.\"\n",
+    );
+    let problems = compile_sources(&sources, None).expect_err("refused").0;
+    assert_eq!(
+        problems,
+        [
+            problem(
+                "catalog/_shared.toml",
+                "param `web`",
+                Some("type"),
+                "the web URL parameter is a string"
+            ),
+            problem(
+                "catalog/_shared.toml",
+                "param `web`",
+                Some("role"),
+                "`url` is already the web URL parameter"
+            ),
+            problem(
+                "catalog/gitlab_issue.toml",
+                "action `list` param `link`",
+                Some("role"),
+                "the web URL parameter is declared once, in _shared.toml"
+            ),
+        ]
+    );
+
+    let mut sources = catalog(&[(
+        "gitlab_issue",
+        tool(
+            "gitlab_issue",
+            r#"["core"]"#,
+            "returns = \"issue[]\"\nuse = [\"project_id\", \"url\"]",
+        ),
+    )]);
+    let shared = sources.files.get_mut("_shared.toml").unwrap();
+    shared
+        .push_str("\n[params.url]\ntype = \"string\"\nrole = \"web_url\"\ndoc = \"A web URL.\"\n");
+    // (`use` given twice in one entry is TOML's own refusal: replace it.)
+    let text = sources.files.get_mut("gitlab_issue.toml").unwrap();
+    *text = text.replacen("use = [\"project_id\"]\n", "", 1);
+    let problems = compile_sources(&sources, None).expect_err("refused").0;
+    assert_eq!(
+        problems,
+        [problem(
+            "catalog/gitlab_issue.toml",
+            "action `list`",
+            Some("use"),
+            "`url` is the web URL parameter, which every action with a project parameter takes without naming it"
+        )]
+    );
+}
+
+#[test]
+fn roles_are_written_into_the_parameters_and_the_web_url_static() {
+    let mut sources = catalog(&[(
+        "gitlab_issue",
+        tool("gitlab_issue", r#"["core"]"#, r#"returns = "issue[]""#),
+    )]);
+    let shared = sources.files.get_mut("_shared.toml").unwrap();
+    *shared = shared.replacen(
+        "[params.project_id]\ntype = \"string\"\n",
+        "[params.project_id]\ntype = \"string\"\nrole = \"project\"\n",
+        1,
+    );
+    let code = compile_sources(&sources, None).unwrap().code;
+    assert!(
+        code.contains("role: Some(Role::Project), doc: \"Project.\""),
+        "{code}"
+    );
+    assert!(
+        code.contains("pub static WEB_URL: Option<&ParamSpec> = None;"),
+        "{code}"
+    );
+    shared_push(
+        &mut sources,
+        "\n[params.url]\ntype = \"string\"\nrole = \"web_url\"\ndoc = \"A web URL.\"\n",
+    );
+    let code = compile_sources(&sources, None).unwrap().code;
+    assert!(
+        code.contains("pub static WEB_URL: Option<&ParamSpec> = Some(&ParamSpec { name: \"url\""),
+        "{code}"
+    );
+    assert!(
+        code.contains("role: Some(Role::WebUrl), doc: \"A web URL.\" });\n"),
+        "{code}"
+    );
+}
+
+fn shared_push(sources: &mut Sources, text: &str) {
+    sources
+        .files
+        .get_mut("_shared.toml")
+        .unwrap()
+        .push_str(text);
+}
