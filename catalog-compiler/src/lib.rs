@@ -38,6 +38,7 @@
 mod defs;
 mod emit;
 mod expand;
+mod graphql;
 pub mod json;
 mod params;
 mod problem;
@@ -127,11 +128,36 @@ fn compile_into(
         emit::urls(&mut out, urls, &place("urls.toml"), &mut report);
     }
 
+    // Every GraphQL document is read (and written, for the resolvers that
+    // send those no action names), and the schema their variables use.
+    let schema = sources.schema.as_deref().and_then(|text| {
+        graphql::Schema::read(text)
+            .map_err(|e| {
+                report.push(
+                    &Place::file(sources.document_label(sources::SCHEMA_STEM)),
+                    None,
+                    e,
+                )
+            })
+            .ok()
+    });
+    let mut documents = std::collections::BTreeMap::new();
+    for (name, text) in &sources.documents {
+        match graphql::Document::read(text) {
+            Ok(document) => {
+                documents.insert(name.clone(), document);
+            }
+            Err(e) => report.push(&Place::file(sources.document_label(name)), None, e),
+        }
+    }
+    emit::documents(&mut out, &documents);
+
     // Every tool file is expanded, even under `only`: the enums need every
     // handler and check name, or the match arms of the others would not
     // compile. A tool file's references are checked once `_shared.toml`
     // and `kinds.toml` read.
     let mut handlers = BTreeSet::new();
+    let mut graphql_handlers = BTreeSet::new();
     let mut checks = BTreeSet::new();
     out.push_str("pub static TOOLS: &[ToolSpec] = &[\n");
     if let (Some(shared), Some(kinds)) = (&shared, &kinds) {
@@ -144,15 +170,30 @@ fn compile_into(
                 names: &sources.handler_files,
                 dir: sources.code_dir(sources::HANDLERS_DIR),
             },
+            graphql_handlers: expand::CodeFiles {
+                names: &sources.graphql_handler_files,
+                dir: sources.code_dir(sources::GRAPHQL_HANDLERS_DIR),
+            },
             checks: expand::CodeFiles {
                 names: &sources.check_files,
                 dir: sources.code_dir(sources::CHECKS_DIR),
+            },
+            graphql: graphql::Known {
+                documents: &documents,
+                names: sources.documents.keys().map(String::as_str).collect(),
+                schema: schema.as_ref(),
             },
         };
         for (name, tool) in &tools {
             let Some(tool) = tool else { continue };
             let actions = expand::tool(tool, &known, &place(name), &mut report);
-            handlers.extend(actions.iter().filter_map(|a| a.handler.clone()));
+            for a in &actions {
+                let set = match a.route {
+                    expand::Route::Graphql(_) => &mut graphql_handlers,
+                    expand::Route::Rest(_) | expand::Route::Help => &mut handlers,
+                };
+                set.extend(a.handler.clone());
+            }
             checks.extend(actions.iter().filter_map(|a| a.check.clone()));
             if chosen(name) {
                 emit::tool(&mut out, tool, &actions);
@@ -165,6 +206,12 @@ fn compile_into(
         "Handler",
         "Every `handler` the catalog names; `src/handlers/<name>.rs` carries it out.",
         &handlers,
+    );
+    emit::closed_set(
+        &mut out,
+        "GraphqlHandler",
+        "Every `handler` of a GraphQL action; `src/handlers/graphql/actions/<name>.rs` carries it out.",
+        &graphql_handlers,
     );
     emit::closed_set(
         &mut out,

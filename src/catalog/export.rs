@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{ActionSpec, Returns, TextStart, ToolSpec, tools};
+use super::{ActionSpec, Feed, GraphqlRoute, Returns, TextStart, ToolSpec, tools};
 
 pub fn catalog_json() -> Value {
     json!({ "tools": tools().iter().map(tool_json).collect::<Vec<_>>() })
@@ -37,7 +37,7 @@ fn tool_json(tool: &ToolSpec) -> Value {
                     param
                 })
                 .collect();
-            json!({
+            let mut action = json!({
                 "name": a.name,
                 "summary": a.summary,
                 "method": a.method().map(|m| m.as_str()),
@@ -48,7 +48,11 @@ fn tool_json(tool: &ToolSpec) -> Value {
                 "returns": returns(a),
                 "params": params,
                 "fixed": fixed(a),
-            })
+            });
+            if let Some(graphql) = a.graphql() {
+                action["graphql"] = graphql_json(graphql);
+            }
+            action
         })
         .collect();
     json!({
@@ -57,6 +61,34 @@ fn tool_json(tool: &ToolSpec) -> Value {
         "toolsets": tool.toolsets,
         "description": tool.summary,
         "actions": actions,
+    })
+}
+
+/// A GraphQL action: its operation type and root fields, its document,
+/// and how each parameter becomes a variable.
+fn graphql_json(route: &GraphqlRoute) -> Value {
+    let variables: serde_json::Map<String, Value> = route
+        .variables
+        .iter()
+        .map(|v| {
+            let feed = match v.feed {
+                Feed::Value => json!("value"),
+                Feed::Text => json!("text"),
+                Feed::Values(pairs) => json!({
+                    "values": pairs.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>()
+                }),
+                Feed::GlobalId(model) => json!({ "global_id": model }),
+                Feed::Resolve(resolver) => json!({ "resolve": format!("{resolver:?}") }),
+            };
+            (v.path.join("."), feed)
+        })
+        .collect();
+    json!({
+        "operation": route.operation.as_str(),
+        "document": route.document.map(|d| d.name),
+        "root_fields": route.document.map(|d| d.root_fields),
+        "answer": route.answer.iter().map(|p| p.join(".")).collect::<Vec<_>>(),
+        "variables": variables,
     })
 }
 

@@ -15,7 +15,7 @@ pub use export::catalog_json;
 pub use markdown::catalog_markdown;
 pub use prompts::{PromptError, render_prompt, tool_references};
 
-pub use generated::{Check, Handler};
+pub use generated::{Check, GraphqlHandler, Handler, documents};
 pub use model::*;
 
 mod generated {

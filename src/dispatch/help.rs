@@ -46,7 +46,7 @@ fn view_keys<'a>(actions: impl Iterator<Item = &'a ActionSpec> + Clone) -> Strin
     let any = |f: fn(&ActionSpec) -> bool| {
         actions
             .clone()
-            .filter(|a| matches!(a.route, Route::Rest(_)))
+            .filter(|a| !matches!(a.route, Route::Local(_)))
             .any(f)
     };
     let mut out = String::from("Beside action and params, a call may add:\n");
@@ -95,6 +95,9 @@ pub fn action_help(tool: &ToolSpec, action: &ActionSpec, search: Option<&str>) -
                 rest.method.as_str(),
                 rest.template
             );
+        }
+        Route::Graphql(graphql) => {
+            let _ = writeln!(out, "Request: {} ({effect})", graphql.describe());
         }
         Route::Local(_) => {
             let _ = writeln!(out, "Handled by the server ({effect})");

@@ -11,6 +11,7 @@ mod checks;
 mod deprecation;
 mod envelope;
 mod error;
+pub mod graphql_read;
 pub mod help;
 mod params;
 pub mod suggest;
@@ -121,6 +122,20 @@ pub fn decode(
         action,
         problems,
     })?;
+    // A document the caller writes is judged here, whatever the catalog
+    // says: the route, not a catalog entry, carries the rule.
+    if let Some(graphql) = action.graphql()
+        && graphql.document.is_none()
+    {
+        let problems = graphql_read::problems(&args);
+        if !problems.is_empty() {
+            return Err(DecodeError::Params {
+                tool,
+                action,
+                problems,
+            });
+        }
+    }
     if let Some(check) = action.check {
         let problems = checks::problems(check, &args);
         if !problems.is_empty() {

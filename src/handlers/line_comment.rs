@@ -19,7 +19,7 @@ use super::diff_position::{DiffVersion, LineAsk, place};
 use crate::catalog::{Method, RestRoute};
 use crate::diff::{FileDiff, Side};
 use crate::dispatch::ValidatedCall;
-use crate::gitlab::{Body, Failed, HttpRequest, request};
+use crate::gitlab::{Body, Endpoint, Failed, HttpRequest, request};
 use crate::render::{self, Output};
 
 /// What the call asks for, already checked by dispatch/checks/line_comment.rs:
@@ -73,6 +73,7 @@ pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
         query: String::new(),
         body: Some(Body::Json(Value::Object(thread))),
         idempotent: false,
+        endpoint: Endpoint::Rest,
     };
     gitlab.progress(2.0, Some(3.0), "posting the thread");
     let output = match gitlab.send(&post).await {

@@ -10,6 +10,7 @@
 mod artifact_list;
 mod diff_position;
 mod download_link;
+pub mod graphql;
 mod line_comment;
 pub mod lockdown;
 mod paging;

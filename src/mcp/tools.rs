@@ -22,7 +22,7 @@ pub fn tool(spec: &ToolSpec) -> Tool {
     let has_text = spec
         .actions
         .iter()
-        .any(|a| matches!(a.returns, Returns::Text(_)) && matches!(a.route, Route::Rest(_)));
+        .any(|a| matches!(a.returns, Returns::Text(_)) && !matches!(a.route, Route::Local(_)));
     let has_diffs = spec.actions.iter().any(|a| a.shows_diffs());
     // Each key with one example value; `help` explains them in full.
     let mut view_keys = vec![r#""fields":["title"]"#, r#""raw":true"#];

@@ -508,6 +508,7 @@ fn pagination() -> impl Strategy<Value = Pagination> {
                 total,
                 total_pages,
                 next_link,
+                next_cursor: None,
             },
         )
 }
