@@ -191,21 +191,19 @@ fn action(
         .collect();
 
     check_returns(&a.returns, known.kinds, at, report);
+    // A GraphQL action's handler is one of `src/handlers/graphql/actions`.
+    let graphql = a.graphql.as_deref().filter(|_| a.http.is_none());
+    let handlers = match graphql {
+        Some(_) => &known.graphql_handlers,
+        None => &known.handlers,
+    };
+    let handler = code_file(a.handler.as_deref(), "handler", handlers, at, report);
     let check = code_file(a.check.as_deref(), "check", &known.checks, at, report);
-    let (route, handler) = match &a.graphql {
-        Some(document) if a.http.is_none() => {
-            let handler = code_file(
-                a.handler.as_deref(),
-                "handler",
-                &known.graphql_handlers,
-                at,
-                report,
-            );
-            let route = graphql::route(a, document, &params, &known.graphql, at, report)
-                .map(Route::Graphql);
-            (route, handler)
+    let route = match graphql {
+        Some(document) => {
+            graphql::route(a, document, &params, &known.graphql, at, report).map(Route::Graphql)
         }
-        _ => {
+        None => {
             if !a.variables.is_empty() || !a.answer.is_empty() {
                 report.field(
                     at,
@@ -213,15 +211,13 @@ fn action(
                     "`variables` and `answer` belong to a GraphQL action",
                 );
             }
-            let handler = code_file(a.handler.as_deref(), "handler", &known.handlers, at, report);
-            let route = readable.then(|| {
+            readable.then(|| {
                 Route::Rest(Rest {
                     method: http.method,
                     template: http.template.to_string(),
                     parts,
                 })
-            });
-            (route, handler)
+            })
         }
     };
     let route = route.filter(|_| readable)?;

@@ -6,9 +6,10 @@
 //!   `<field>_count` beside it when there are more than it holds;
 //! - an object of one field is that field's value: a user is its
 //!   username, a label its title, a type its name;
-//! - `workItemType` is `type`, in the words `list` and `create` take
-//!   (`key_result`); a work item's `state` is `opened` or `closed`, as on
-//!   REST; a linked item's `workItem` is folded into the link;
+//! - `workItemType` is `type`, its name in the words `list` and `create`
+//!   take (`key_result`); a work item's `state` is `opened` or `closed`
+//!   and its `iid` a number, as on REST; a linked item's `workItem` is
+//!   folded into the link;
 //! - global IDs (`gid://gitlab/Note/5`) are their ids (`5`);
 //! - keys are snake_case (`webUrl` is `web_url`, which compaction keeps).
 //!
@@ -80,7 +81,14 @@ fn flatten_object(fields: Map<String, Value>) -> Value {
                 }
             }
             ("workItemType", value) => {
-                out.insert("type".into(), type_name(flatten(value)));
+                let name = value.get("name").cloned().unwrap_or(value);
+                out.insert("type".into(), type_name(name));
+            }
+            // GraphQL's iids are strings; REST's, which agents pass back,
+            // are numbers.
+            ("iid", Value::String(iid)) => {
+                let iid = iid.parse::<u64>().map_or(Value::String(iid), Value::from);
+                out.insert("iid".into(), iid);
             }
             ("state", Value::String(state)) => {
                 let state = match state.as_str() {
@@ -189,14 +197,14 @@ mod tests {
         assert_eq!(
             flatten(item),
             json!({
-                "id": 7, "iid": "3", "type": "key_result", "title": "Ship", "state": "opened",
+                "id": 7, "iid": 3, "type": "key_result", "title": "Ship", "state": "opened",
                 "author": "alice", "web_url": "https://g/acme/api/-/work_items/3",
                 "assignees": ["bob"], "labels": ["bug", "ux"],
-                "parent": {"iid": "1", "title": "Epic", "web_url": "u", "type": "issue"},
+                "parent": {"iid": 1, "title": "Epic", "web_url": "u", "type": "issue"},
                 "has_children": true,
                 "children_count": 3,
-                "children": [{"iid": "4", "title": "t", "state": "closed", "type": "task"}],
-                "linked_items": [{"link_type": "blocks", "iid": "9", "title": "x", "state": "opened", "web_url": "v"}],
+                "children": [{"iid": 4, "title": "t", "state": "closed", "type": "task"}],
+                "linked_items": [{"link_type": "blocks", "iid": 9, "title": "x", "state": "opened", "web_url": "v"}],
                 "start_date": null, "due_date": "2026-04-01"
             })
         );

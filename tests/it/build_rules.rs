@@ -78,6 +78,7 @@ fn catalog(tools: &[(&str, String)]) -> Sources {
         files: files.into_iter().collect(),
         handler_files: ["upload".to_string()].into(),
         check_files: ["commit_actions".to_string()].into(),
+        ..Sources::default()
     }
 }
 

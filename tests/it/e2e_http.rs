@@ -80,7 +80,11 @@ async fn both_generations_list_call_and_learn_from_errors() {
     for lifecycle in BOTH {
         let client = server.client((), lifecycle, &[TOKEN]).await;
         let tools = client.list_all_tools().await.unwrap();
-        assert_eq!(tools.len(), 17, "{lifecycle:?}");
+        assert_eq!(
+            tools.len(),
+            gitlab_mcp::catalog::tools().len(),
+            "{lifecycle:?}"
+        );
         fake.clear_requests();
         let (text, is_error) = call(
             &client,
