@@ -384,7 +384,10 @@ mod tests {
             refused("type Query { a: Int }"),
             [GraphqlProblem::NotExecutable]
         );
-        assert!(matches!(refused("query {"), [GraphqlProblem::Syntax(_)]));
+        assert!(matches!(
+            refused("query {")[..],
+            [GraphqlProblem::Syntax(_)]
+        ));
     }
 
     #[test]

@@ -59,27 +59,35 @@ pub fn page(connection: Value) -> (Vec<Value>, Pagination) {
     (nodes, pagination)
 }
 
+/// An object reshaped: a connection as its nodes, an object of one scalar
+/// field as that value.
 fn flatten_object(fields: Map<String, Value>) -> Value {
     if let Some(nodes) = fields.get("nodes").filter(|_| is_connection(&fields)) {
         return flatten(nodes.clone());
     }
+    let out = flatten_fields(fields);
+    let mut values = out.values();
+    match (values.next(), values.next()) {
+        (Some(only), None) if !only.is_object() && !only.is_array() => only.clone(),
+        _ => Value::Object(out),
+    }
+}
+
+/// An object's fields reshaped, widgets and a link's work item folded in.
+fn flatten_fields(fields: Map<String, Value>) -> Map<String, Value> {
     let mut out = Map::new();
     for (key, value) in fields {
         match (key.as_str(), value) {
             // Each widget's fields belong to the work item.
             ("widgets", Value::Array(widgets)) => {
                 for widget in widgets {
-                    if let Value::Object(fields) = flatten(widget) {
-                        out.extend(fields);
+                    if let Value::Object(fields) = widget {
+                        out.extend(flatten_fields(fields));
                     }
                 }
             }
             // A link's other end is the link's subject.
-            ("workItem", Value::Object(item)) => {
-                if let Value::Object(fields) = flatten_object(item) {
-                    out.extend(fields);
-                }
-            }
+            ("workItem", Value::Object(item)) => out.extend(flatten_fields(item)),
             ("workItemType", value) => {
                 let name = value.get("name").cloned().unwrap_or(value);
                 out.insert("type".into(), type_name(name));
@@ -112,11 +120,7 @@ fn flatten_object(fields: Map<String, Value>) -> Value {
             }
         }
     }
-    let mut values = out.values();
-    match (values.next(), values.next()) {
-        (Some(only), None) if !only.is_object() => only.clone(),
-        _ => Value::Object(out),
-    }
+    out
 }
 
 /// `{nodes: [...]}`, with `count` and `pageInfo` at most.

@@ -170,6 +170,36 @@ impl<C: ClientHandler> Harness<C> {
     }
 }
 
+/// A client that declares elicitation and accepts every question (a user
+/// who confirms), counting the questions.
+#[derive(Clone, Default)]
+pub struct Accepting {
+    pub asked: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl ClientHandler for Accepting {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::builder()
+                .enable_elicitation()
+                .build(),
+            rmcp::model::Implementation::new("test-user", "1.0.0"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(
+            rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
+                .with_content(serde_json::json!({"confirm": true})),
+        )
+    }
+}
+
 /// What GitLab sent, from inside an answer's `⟦`…`⟧` frame; panics when
 /// the answer has no frame.
 pub fn data(text: &str) -> &str {
