@@ -64,193 +64,238 @@ pub async fn resolve(
     gitlab: &Gitlab<'_>,
     cache: &Cache,
 ) -> Result<Resolved, Output> {
-    let resolvers: Vec<(Resolver, Option<usize>)> = route
+    let resolvers: Vec<(Resolver, usize, &Value)> = route
         .variables
         .iter()
-        .filter_map(|v| match v.feed {
-            Feed::Resolve(r) => Some((r, v.param)),
+        .filter_map(|v| match (v.feed, v.param) {
+            (Feed::Resolve(r), Some(i)) => Some((r, i, call.arg(call.action.params[i].name)?)),
             _ => None,
         })
         .collect();
-    if resolvers.is_empty() {
+    let needs_namespace = route
+        .variables
+        .iter()
+        .any(|v| matches!(v.feed, Feed::Resolve(_)));
+    if !needs_namespace {
         return Ok(Resolved::default());
     }
     let namespace = namespace(call, gitlab).await?;
-    let given = |i: Option<usize>| i.and_then(|i| call.arg(call.action.params[i].name));
-    let texts = |value: &Value| -> Vec<String> {
-        match value {
-            Value::Array(items) => items.iter().map(|v| scalar_text(v).into_owned()).collect(),
-            one => vec![scalar_text(one).into_owned()],
-        }
-    };
-    // What to ask, each name once.
-    let mut wants_types = false;
-    let mut labels = BTreeSet::new();
-    let mut users = BTreeSet::new();
-    let mut iids = BTreeSet::new();
-    for (resolver, param) in &resolvers {
-        let Some(value) = given(*param) else { continue };
-        match resolver {
-            Resolver::Namespace => {}
-            Resolver::WorkItemType => wants_types = true,
-            Resolver::LabelIds => labels.extend(texts(value)),
-            Resolver::UserIds => users.extend(texts(value)),
-            Resolver::WorkItemId | Resolver::WorkItemIds => iids.extend(texts(value)),
-        }
-    }
+    let wanted = Wanted::of(&resolvers);
     let root = gitlab.target.web_root();
-    let cached = cache.types(root, &namespace);
-    let mut asks = Vec::new();
-    if wants_types && cached.is_none() {
-        asks.push(Ask::Types);
-    }
-    asks.extend(labels.iter().cloned().map(Ask::Label));
-    if !users.is_empty() {
-        asks.push(Ask::Users);
-    }
-    if !iids.is_empty() {
-        asks.push(Ask::WorkItems);
-    }
-    let path = |ns: &str| json!({ "fullPath": ns });
+    let mut found = Found {
+        types: cache.types(root, &namespace),
+        ..Found::default()
+    };
+    let asks = wanted.asks(found.types.is_some());
     let operations: Vec<GraphqlOperation> = asks
         .iter()
-        .map(|ask| {
-            let (document, variables) = match ask {
-                Ask::Types => (&documents::WORK_ITEM_TYPES, path(&namespace)),
-                Ask::Label(title) => (
-                    &documents::WORK_ITEM_LABEL_IDS,
-                    json!({ "fullPath": namespace, "title": title }),
-                ),
-                Ask::Users => (
-                    &documents::WORK_ITEM_USER_IDS,
-                    json!({ "usernames": users.iter().collect::<Vec<_>>() }),
-                ),
-                Ask::WorkItems => (
-                    &documents::WORK_ITEM_IDS,
-                    json!({ "fullPath": namespace, "iids": iids.iter().collect::<Vec<_>>() }),
-                ),
-            };
-            GraphqlOperation {
-                document: document.text,
-                variables: object(variables),
-                operation_name: document.operation_name,
-            }
-        })
+        .map(|ask| ask.operation(&namespace, &wanted))
         .collect();
     let (answers, request_id) = if operations.is_empty() {
         (Vec::new(), None)
     } else {
         send(call, gitlab, &operations, Operation::Query).await?
     };
+    let had_types = found.types.is_some();
+    found.read(&asks, &answers);
+    if found.namespace_missing {
+        return Err(not_visible(call, gitlab, &namespace, request_id));
+    }
+    if let (false, Some(types)) = (had_types, &found.types) {
+        cache.keep_types(root, &namespace, types.clone());
+    }
+    match found.values(&resolvers) {
+        Ok(values) => Ok(Resolved {
+            namespace: Some(namespace),
+            values,
+        }),
+        Err(unknown) => Err(refusal(call, &namespace, &unknown)),
+    }
+}
 
-    let mut types = cached;
-    let mut label_ids = HashMap::new();
-    let mut user_ids = HashMap::new();
-    let mut item_ids = HashMap::new();
-    let mut seen_namespace = true;
-    for (ask, data) in asks.iter().zip(&answers) {
-        match ask {
-            Ask::Types => match data.pointer("/namespace/workItemTypes/nodes") {
-                Some(Value::Array(nodes)) => {
-                    let found: Types = nodes
-                        .iter()
-                        .filter_map(|n| Some((text(n, "name")?, text(n, "id")?)))
-                        .collect();
-                    cache.keep_types(root, &namespace, found.clone());
-                    types = Some(found);
-                }
-                _ => seen_namespace = false,
-            },
-            Ask::Label(title) => match either(data, "labels") {
-                Some(nodes) => {
-                    if let Some(id) = nodes
-                        .iter()
-                        .find(|n| n.get("title").and_then(Value::as_str) == Some(title))
-                        .and_then(|n| text(n, "id"))
-                    {
-                        label_ids.insert(title.clone(), id);
-                    }
-                }
-                None => seen_namespace = false,
-            },
-            Ask::Users => {
-                for node in data
-                    .pointer("/users/nodes")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    if let (Some(name), Some(id)) = (text(node, "username"), text(node, "id")) {
-                        user_ids.insert(name, id);
-                    }
-                }
+/// The names a call asks to resolve, each once.
+#[derive(Debug, Default, PartialEq)]
+struct Wanted {
+    types: bool,
+    labels: BTreeSet<String>,
+    users: BTreeSet<String>,
+    iids: BTreeSet<String>,
+}
+
+impl Wanted {
+    fn of(resolvers: &[(Resolver, usize, &Value)]) -> Wanted {
+        let mut wanted = Wanted::default();
+        for (resolver, _, value) in resolvers {
+            match resolver {
+                Resolver::Namespace => {}
+                Resolver::WorkItemType => wanted.types = true,
+                Resolver::LabelIds => wanted.labels.extend(texts(value)),
+                Resolver::UserIds => wanted.users.extend(texts(value)),
+                Resolver::WorkItemId | Resolver::WorkItemIds => wanted.iids.extend(texts(value)),
             }
-            Ask::WorkItems => match either(data, "workItems") {
-                Some(nodes) => {
-                    for node in nodes {
-                        if let (Some(iid), Some(id)) = (text(node, "iid"), text(node, "id")) {
-                            item_ids.insert(iid, id);
+        }
+        wanted
+    }
+
+    /// The reads to make; the types not when they are cached.
+    fn asks(&self, types_cached: bool) -> Vec<Ask> {
+        let mut asks = Vec::new();
+        if self.types && !types_cached {
+            asks.push(Ask::Types);
+        }
+        asks.extend(self.labels.iter().cloned().map(Ask::Label));
+        if !self.users.is_empty() {
+            asks.push(Ask::Users);
+        }
+        if !self.iids.is_empty() {
+            asks.push(Ask::WorkItems);
+        }
+        asks
+    }
+}
+
+impl Ask {
+    /// The stored document that reads it, with its variables.
+    fn operation(&self, namespace: &str, wanted: &Wanted) -> GraphqlOperation<'static> {
+        let (document, variables) = match self {
+            Ask::Types => (&documents::WORK_ITEM_TYPES, json!({ "fullPath": namespace })),
+            Ask::Label(title) => (
+                &documents::WORK_ITEM_LABEL_IDS,
+                json!({ "fullPath": namespace, "title": title }),
+            ),
+            Ask::Users => (
+                &documents::WORK_ITEM_USER_IDS,
+                json!({ "usernames": wanted.users }),
+            ),
+            Ask::WorkItems => (
+                &documents::WORK_ITEM_IDS,
+                json!({ "fullPath": namespace, "iids": wanted.iids }),
+            ),
+        };
+        GraphqlOperation {
+            document: document.text,
+            variables: object(variables),
+            operation_name: document.operation_name,
+        }
+    }
+}
+
+/// What the reads answered: names and their IDs.
+#[derive(Debug, Default)]
+struct Found {
+    types: Option<Types>,
+    labels: HashMap<String, String>,
+    users: HashMap<String, String>,
+    items: HashMap<String, String>,
+    /// The namespace answered null: missing, or not visible.
+    namespace_missing: bool,
+}
+
+impl Found {
+    /// Read each answer by what it was asked for.
+    fn read(&mut self, asks: &[Ask], answers: &[Value]) {
+        for (ask, data) in asks.iter().zip(answers) {
+            match ask {
+                Ask::Types => match data.pointer("/namespace/workItemTypes/nodes") {
+                    Some(Value::Array(nodes)) => {
+                        self.types = Some(
+                            nodes
+                                .iter()
+                                .filter_map(|n| Some((text(n, "name")?, text(n, "id")?)))
+                                .collect(),
+                        );
+                    }
+                    _ => self.namespace_missing = true,
+                },
+                Ask::Label(title) => match either(data, "labels") {
+                    // `title` filters, and the exact title is the one meant.
+                    Some(nodes) => {
+                        let id = nodes
+                            .iter()
+                            .find(|n| n.get("title").and_then(Value::as_str) == Some(title))
+                            .and_then(|n| text(n, "id"));
+                        self.labels.extend(id.map(|id| (title.clone(), id)));
+                    }
+                    None => self.namespace_missing = true,
+                },
+                Ask::Users => {
+                    let nodes = data.pointer("/users/nodes").and_then(Value::as_array);
+                    for node in nodes.into_iter().flatten() {
+                        if let (Some(name), Some(id)) = (text(node, "username"), text(node, "id")) {
+                            self.users.insert(name, id);
                         }
                     }
                 }
-                None => seen_namespace = false,
-            },
+                Ask::WorkItems => match either(data, "workItems") {
+                    Some(nodes) => {
+                        for node in nodes {
+                            if let (Some(iid), Some(id)) = (text(node, "iid"), text(node, "id")) {
+                                self.items.insert(iid, id);
+                            }
+                        }
+                    }
+                    None => self.namespace_missing = true,
+                },
+            }
         }
     }
-    if !seen_namespace {
-        return Err(not_visible(call, gitlab, &namespace, request_id));
-    }
 
-    let mut unknown = Vec::new();
-    let mut values = HashMap::new();
-    for (resolver, param) in &resolvers {
-        let (Some(index), Some(value)) = (*param, given(*param)) else {
-            continue;
-        };
-        let sent = match resolver {
-            Resolver::Namespace => continue,
-            Resolver::WorkItemType => {
-                let given = scalar_text(value).into_owned();
-                let types = types.clone().unwrap_or_default();
-                match types.iter().find(|(name, _)| words(name) == given) {
-                    Some((_, id)) => Value::String(id.clone()),
-                    None => {
-                        unknown.push(Unknown::Type {
-                            given,
-                            available: types.iter().map(|(name, _)| words(name)).collect(),
-                        });
-                        continue;
+    /// What each resolved parameter is sent as, or every name unknown.
+    fn values(
+        &self,
+        resolvers: &[(Resolver, usize, &Value)],
+    ) -> Result<HashMap<usize, Value>, Vec<Unknown>> {
+        let mut unknown = Vec::new();
+        let mut values = HashMap::new();
+        for (resolver, index, value) in resolvers {
+            let sent = match resolver {
+                Resolver::Namespace => continue,
+                Resolver::WorkItemType => {
+                    let given = scalar_text(value).into_owned();
+                    let types = self.types.as_deref().unwrap_or_default();
+                    match types.iter().find(|(name, _)| words(name) == given) {
+                        Some((_, id)) => Value::String(id.clone()),
+                        None => {
+                            unknown.push(Unknown::Type {
+                                given,
+                                available: types.iter().map(|(name, _)| words(name)).collect(),
+                            });
+                            continue;
+                        }
                     }
                 }
-            }
-            Resolver::LabelIds => {
-                Value::Array(ids(texts(value), &label_ids, Unknown::Label, &mut unknown))
-            }
-            Resolver::UserIds => {
-                Value::Array(ids(texts(value), &user_ids, Unknown::User, &mut unknown))
-            }
-            Resolver::WorkItemIds => Value::Array(ids(
-                texts(value),
-                &item_ids,
-                Unknown::WorkItem,
-                &mut unknown,
-            )),
-            Resolver::WorkItemId => {
-                match ids(texts(value), &item_ids, Unknown::WorkItem, &mut unknown).pop() {
-                    Some(id) => id,
-                    None => continue,
+                Resolver::LabelIds => {
+                    Value::Array(ids(texts(value), &self.labels, Unknown::Label, &mut unknown))
                 }
-            }
-        };
-        values.insert(index, sent);
+                Resolver::UserIds => {
+                    Value::Array(ids(texts(value), &self.users, Unknown::User, &mut unknown))
+                }
+                Resolver::WorkItemIds => {
+                    Value::Array(ids(texts(value), &self.items, Unknown::WorkItem, &mut unknown))
+                }
+                Resolver::WorkItemId => {
+                    match ids(texts(value), &self.items, Unknown::WorkItem, &mut unknown).pop() {
+                        Some(id) => id,
+                        None => continue,
+                    }
+                }
+            };
+            values.insert(*index, sent);
+        }
+        if unknown.is_empty() {
+            Ok(values)
+        } else {
+            Err(unknown)
+        }
     }
-    if !unknown.is_empty() {
-        return Err(refusal(call, &namespace, &unknown));
+}
+
+/// A value's names: the items of a list, or the one value.
+fn texts(value: &Value) -> Vec<String> {
+    match value {
+        Value::Array(items) => items.iter().map(|v| scalar_text(v).into_owned()).collect(),
+        one => vec![scalar_text(one).into_owned()],
     }
-    Ok(Resolved {
-        namespace: Some(namespace),
-        values,
-    })
 }
 
 /// The IDs of `names`, in their order; each name without one is unknown.
@@ -377,5 +422,103 @@ fn object(value: Value) -> Map<String, Value> {
     match value {
         Value::Object(map) => map,
         _ => Map::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolvers<'a>(given: &'a [(Resolver, Value)]) -> Vec<(Resolver, usize, &'a Value)> {
+        given
+            .iter()
+            .enumerate()
+            .map(|(i, (r, v))| (*r, i, v))
+            .collect()
+    }
+
+    #[test]
+    fn each_name_is_asked_once_and_cached_types_are_not_asked_again() {
+        let given = [
+            (Resolver::LabelIds, json!(["bug", "ux"])),
+            (Resolver::LabelIds, json!(["bug"])),
+            (Resolver::UserIds, json!(["bob"])),
+            (Resolver::WorkItemId, json!(1)),
+            (Resolver::WorkItemIds, json!([1, 3])),
+            (Resolver::WorkItemType, json!("task")),
+        ];
+        let wanted = Wanted::of(&resolvers(&given));
+        assert_eq!(wanted.labels.iter().collect::<Vec<_>>(), ["bug", "ux"]);
+        assert_eq!(wanted.iids.iter().collect::<Vec<_>>(), ["1", "3"]);
+        let names = |asks: Vec<Ask>| -> Vec<&'static str> {
+            asks.iter()
+                .map(|a| a.operation("g/p", &wanted).operation_name.unwrap())
+                .collect()
+        };
+        assert_eq!(
+            names(wanted.asks(false)),
+            ["workItemTypes", "workItemLabelIds", "workItemLabelIds", "workItemUserIds", "workItemIds"]
+        );
+        assert_eq!(names(wanted.asks(true))[0], "workItemLabelIds");
+        let users = Ask::Users.operation("g/p", &wanted);
+        assert_eq!(Value::Object(users.variables), json!({"usernames": ["bob"]}));
+    }
+
+    #[test]
+    fn answers_become_ids_and_every_unknown_name_is_named() {
+        let asks = [Ask::Types, Ask::Label("bug".into()), Ask::Label("urgent".into()), Ask::Users, Ask::WorkItems];
+        let answers = [
+            json!({"namespace": {"workItemTypes": {"nodes": [
+                {"id": "gid://gitlab/WorkItems::Type/101", "name": "Task"},
+                {"id": "gid://gitlab/WorkItems::Type/107", "name": "Key Result"}
+            ]}}}),
+            // The project answers; the group asked for the same path is null.
+            json!({"project": {"labels": {"nodes": [{"id": "gid://gitlab/ProjectLabel/501", "title": "bug"}]}}, "group": null}),
+            json!({"project": {"labels": {"nodes": []}}, "group": null}),
+            json!({"users": {"nodes": [{"id": "gid://gitlab/User/2", "username": "bob"}]}}),
+            json!({"project": null, "group": {"workItems": {"nodes": [{"id": "gid://gitlab/WorkItem/9", "iid": "1"}]}}}),
+        ];
+        let mut found = Found::default();
+        found.read(&asks, &answers);
+        assert!(!found.namespace_missing);
+        let fine = [
+            (Resolver::WorkItemType, json!("key_result")),
+            (Resolver::LabelIds, json!(["bug"])),
+            (Resolver::UserIds, json!(["bob"])),
+            (Resolver::WorkItemId, json!(1)),
+        ];
+        let values = found.values(&resolvers(&fine)).unwrap();
+        assert_eq!(values[&0], json!("gid://gitlab/WorkItems::Type/107"));
+        assert_eq!(values[&1], json!(["gid://gitlab/ProjectLabel/501"]));
+        assert_eq!(values[&2], json!(["gid://gitlab/User/2"]));
+        assert_eq!(values[&3], json!("gid://gitlab/WorkItem/9"));
+        let wrong = [
+            (Resolver::WorkItemType, json!("epic")),
+            (Resolver::LabelIds, json!(["bug", "urgent"])),
+            (Resolver::UserIds, json!(["zoe"])),
+            (Resolver::WorkItemIds, json!([1, 7])),
+        ];
+        assert_eq!(
+            found.values(&resolvers(&wrong)).unwrap_err(),
+            [
+                Unknown::Type {
+                    given: "epic".into(),
+                    available: vec!["task".into(), "key_result".into()]
+                },
+                Unknown::Label("urgent".into()),
+                Unknown::User("zoe".into()),
+                Unknown::WorkItem("7".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_namespace_that_answers_null_is_missing() {
+        let mut found = Found::default();
+        found.read(
+            &[Ask::WorkItems],
+            &[json!({"project": null, "group": null})],
+        );
+        assert!(found.namespace_missing);
     }
 }
