@@ -9,6 +9,9 @@
 //! - `template`: an action's `http` taken apart at its placeholders;
 //! - `expand`: a tool file's actions expanded and checked;
 //! - `params`: an action's parameters resolved and placed;
+//! - `graphql`: GraphQL actions: their documents read with the server's
+//!   parser, their variables checked against the documents and GitLab's
+//!   schema;
 //! - `emit`: the Rust text;
 //! - `json`: TOML values as JSON text;
 //! - `problem`: what is refused, and where.
@@ -28,7 +31,14 @@
 //! `replaced_by` naming no parameter of the action; a value that is not
 //! JSON-representable; a prompt text naming an argument it does not
 //! declare; a `diffs`, `served_by`, peer tool or reference prefix of the
-//! wrong shape.
+//! wrong shape; a `role = "web_url"` outside `_shared.toml`, twice, or
+//! `use`d; an action with both or neither of `http` and `graphql`; a
+//! GraphQL document that does not parse or is not one query or mutation, a
+//! `graphql` naming none, a query on an action that writes and a mutation
+//! on a read-only one, a variable the document does not declare or a
+//! required one nothing feeds, a parameter feeding nothing, a path into an
+//! input object the schema lacks, a value of the wrong type for its
+//! variable, an `answer` the document does not select.
 //!
 //! It prints nothing: gitlab-mcp's `build/main.rs` prints cargo's
 //! directives, writes the code, and fails the build listing the problems.
