@@ -219,10 +219,10 @@ pub fn check(
         }
     }
     for (_, op) in doc.operations.iter() {
-        pages(&doc, &op.node.selection_set, &values, &mut problems);
+        pages(&op.node.selection_set, &values, &mut problems);
     }
-    for (_, fragment) in &doc.fragments {
-        pages(&doc, &fragment.node.selection_set, &values, &mut problems);
+    for fragment in doc.fragments.values() {
+        pages(&fragment.node.selection_set, &values, &mut problems);
     }
     problems
 }
@@ -284,7 +284,6 @@ fn depth(doc: &ExecutableDocument, set: &SelectionSet) -> usize {
 /// Every `first` or `last` over the page limit, given literally or by a
 /// variable.
 fn pages(
-    doc: &ExecutableDocument,
     set: &Positioned<SelectionSet>,
     values: &HashMap<String, Value>,
     problems: &mut Vec<GraphqlProblem>,
@@ -310,9 +309,9 @@ fn pages(
                         });
                     }
                 }
-                pages(doc, &f.node.selection_set, values, problems);
+                pages(&f.node.selection_set, values, problems);
             }
-            Selection::InlineFragment(i) => pages(doc, &i.node.selection_set, values, problems),
+            Selection::InlineFragment(i) => pages(&i.node.selection_set, values, problems),
             // A fragment's own arguments are checked once, with the fragments.
             Selection::FragmentSpread(_) => {}
         }

@@ -687,7 +687,10 @@ fn a_graphql_action_is_compiled_with_its_document_operation_and_variables() {
     // Only the broken document, on its own file.
     assert_eq!(problems.0.len(), 1, "{problems}");
     assert_eq!(problems.0[0].file, "catalog/graphql/broken.graphql");
-    assert!(problems.0[0].message.starts_with("does not parse: "), "{problems}");
+    assert!(
+        problems.0[0].message.starts_with("does not parse: "),
+        "{problems}"
+    );
 
     let mut sources = sources;
     sources.documents.remove("broken");
@@ -711,42 +714,74 @@ fn every_graphql_mistake_is_named_with_its_action_and_key() {
             "`gone` names no document of catalog/graphql/ (documents: get, update)",
         ),
         (
-            graphql_tool("get", "read_only = false\nanswer = [\"namespace.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]", "fullPath = { resolve = \"namespace\" }\niid = \"iid\""),
+            graphql_tool(
+                "get",
+                "read_only = false\nanswer = [\"namespace.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]",
+                "fullPath = { resolve = \"namespace\" }\niid = \"iid\"",
+            ),
             "read_only",
             "`get` is a query: the action is read-only",
         ),
         (
-            graphql_tool("update", "read_only = true\nanswer = [\"workItemUpdate.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]", "\"input.id\" = { param = \"iid\", resolve = \"work_item_id\" }"),
+            graphql_tool(
+                "update",
+                "read_only = true\nanswer = [\"workItemUpdate.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]",
+                "\"input.id\" = { param = \"iid\", resolve = \"work_item_id\" }",
+            ),
             "read_only",
             "`update` is a mutation: the action is not read-only",
         ),
         (
-            graphql_tool("get", "read_only = true\nanswer = [\"namespace.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]", "fullPath = { resolve = \"namespace\" }\niid = \"iid\"\nnope = \"iid\""),
+            graphql_tool(
+                "get",
+                "read_only = true\nanswer = [\"namespace.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]",
+                "fullPath = { resolve = \"namespace\" }\niid = \"iid\"\nnope = \"iid\"",
+            ),
             "variables",
             "`$nope` is not a variable of the document (it declares $fullPath, $iid)",
         ),
         (
-            graphql_tool("get", "read_only = true\nanswer = [\"namespace.workItem\"]", "fullPath = { resolve = \"namespace\" }"),
+            graphql_tool(
+                "get",
+                "read_only = true\nanswer = [\"namespace.workItem\"]",
+                "fullPath = { resolve = \"namespace\" }",
+            ),
             "variables",
             "the document requires `$iid` and no parameter feeds it",
         ),
         (
-            graphql_tool("get", "read_only = true\nanswer = [\"namespace.items\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]", "fullPath = { resolve = \"namespace\" }\niid = \"iid\""),
+            graphql_tool(
+                "get",
+                "read_only = true\nanswer = [\"namespace.items\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]",
+                "fullPath = { resolve = \"namespace\" }\niid = \"iid\"",
+            ),
             "answer",
             "`namespace.items` is not a path of fields `get` selects",
         ),
         (
-            graphql_tool("update", "read_only = false\nanswer = [\"workItemUpdate.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }, { name = \"state_event\", type = \"string\", enum = [\"close\", \"reopen\"], doc = \"State.\" }]", "\"input.id\" = { param = \"iid\", resolve = \"work_item_id\" }\n\"input.stateEvent\" = { param = \"state_event\", values = { close = \"CLOSE\" } }"),
+            graphql_tool(
+                "update",
+                "read_only = false\nanswer = [\"workItemUpdate.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }, { name = \"state_event\", type = \"string\", enum = [\"close\", \"reopen\"], doc = \"State.\" }]",
+                "\"input.id\" = { param = \"iid\", resolve = \"work_item_id\" }\n\"input.stateEvent\" = { param = \"state_event\", values = { close = \"CLOSE\" } }",
+            ),
             "variables",
             "`values` maps close; the parameter allows close, reopen",
         ),
         (
-            graphql_tool("update", "read_only = false\nanswer = [\"workItemUpdate.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]", "\"input.id\" = { param = \"iid\", resolve = \"work_item_id\" }\n\"input.titel\" = \"iid\""),
+            graphql_tool(
+                "update",
+                "read_only = false\nanswer = [\"workItemUpdate.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]",
+                "\"input.id\" = { param = \"iid\", resolve = \"work_item_id\" }\n\"input.titel\" = \"iid\"",
+            ),
             "variables",
             "input `WorkItemUpdateInput` has no field `titel` (fields: id, stateEvent, title)",
         ),
         (
-            graphql_tool("update", "read_only = false\nanswer = [\"workItemUpdate.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]", "\"input.id\" = { param = \"iid\", resolve = \"label_ids\" }"),
+            graphql_tool(
+                "update",
+                "read_only = false\nanswer = [\"workItemUpdate.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]",
+                "\"input.id\" = { param = \"iid\", resolve = \"label_ids\" }",
+            ),
             "variables",
             "resolver LabelIds takes a parameter of type array, and `iid` is integer",
         ),

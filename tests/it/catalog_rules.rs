@@ -254,12 +254,14 @@ fn a_get_says_where_to_find_valid_ids() {
         // answers null where REST answers 404, and the hint is shown then.
         let graphql_get = action.graphql().is_some_and(|g| {
             g.operation == catalog::Operation::Query
-                && action.params.iter().any(|p| p.role == Some(catalog::Role::Project))
+                && action
+                    .params
+                    .iter()
+                    .any(|p| p.role == Some(catalog::Role::Project))
         });
         let is_get = (action.method() == Some(Method::Get) || graphql_get)
             && matches!(action.returns, Returns::One(_));
-        let takes_ids =
-            graphql_get || action.params.iter().any(|p| p.location == Location::Path);
+        let takes_ids = graphql_get || action.params.iter().any(|p| p.location == Location::Path);
         if is_get && takes_ids {
             let hint = action
                 .hint(404)
@@ -286,7 +288,10 @@ fn a_get_says_where_to_find_valid_ids() {
 fn a_graphql_action_is_exported_with_its_operation_and_root_fields() {
     let json = catalog::catalog_json();
     let mut seen = 0;
-    for (tool, out) in catalog::tools().iter().zip(json["tools"].as_array().unwrap()) {
+    for (tool, out) in catalog::tools()
+        .iter()
+        .zip(json["tools"].as_array().unwrap())
+    {
         for (action, a) in tool.actions.iter().zip(out["actions"].as_array().unwrap()) {
             let here = format!("{}.{}", tool.name, action.name);
             let Some(graphql) = action.graphql() else {
@@ -305,13 +310,21 @@ fn a_graphql_action_is_exported_with_its_operation_and_root_fields() {
             match graphql.document {
                 Some(document) => {
                     assert_eq!(g["document"], document.name, "{here}");
-                    assert_eq!(g["root_fields"], serde_json::json!(document.root_fields), "{here}");
+                    assert_eq!(
+                        g["root_fields"],
+                        serde_json::json!(document.root_fields),
+                        "{here}"
+                    );
                     assert!(!document.root_fields.is_empty(), "{here}");
                     assert_eq!(document.operation, graphql.operation, "{here}");
                 }
                 None => assert!(g["document"].is_null(), "{here}: the caller's"),
             }
-            assert_eq!(a["method"], Value::Null, "{here}: GraphQL has no REST method");
+            assert_eq!(
+                a["method"],
+                Value::Null,
+                "{here}: GraphQL has no REST method"
+            );
         }
     }
     assert!(seen >= 13, "{seen} GraphQL actions");

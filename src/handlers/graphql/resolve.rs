@@ -158,7 +158,10 @@ impl Ask {
     /// The stored document that reads it, with its variables.
     fn operation(&self, namespace: &str, wanted: &Wanted) -> GraphqlOperation<'static> {
         let (document, variables) = match self {
-            Ask::Types => (&documents::WORK_ITEM_TYPES, json!({ "fullPath": namespace })),
+            Ask::Types => (
+                &documents::WORK_ITEM_TYPES,
+                json!({ "fullPath": namespace }),
+            ),
             Ask::Label(title) => (
                 &documents::WORK_ITEM_LABEL_IDS,
                 json!({ "fullPath": namespace, "title": title }),
@@ -264,15 +267,21 @@ impl Found {
                         }
                     }
                 }
-                Resolver::LabelIds => {
-                    Value::Array(ids(texts(value), &self.labels, Unknown::Label, &mut unknown))
-                }
+                Resolver::LabelIds => Value::Array(ids(
+                    texts(value),
+                    &self.labels,
+                    Unknown::Label,
+                    &mut unknown,
+                )),
                 Resolver::UserIds => {
                     Value::Array(ids(texts(value), &self.users, Unknown::User, &mut unknown))
                 }
-                Resolver::WorkItemIds => {
-                    Value::Array(ids(texts(value), &self.items, Unknown::WorkItem, &mut unknown))
-                }
+                Resolver::WorkItemIds => Value::Array(ids(
+                    texts(value),
+                    &self.items,
+                    Unknown::WorkItem,
+                    &mut unknown,
+                )),
                 Resolver::WorkItemId => {
                     match ids(texts(value), &self.items, Unknown::WorkItem, &mut unknown).pop() {
                         Some(id) => id,
@@ -429,7 +438,7 @@ fn object(value: Value) -> Map<String, Value> {
 mod tests {
     use super::*;
 
-    fn resolvers<'a>(given: &'a [(Resolver, Value)]) -> Vec<(Resolver, usize, &'a Value)> {
+    fn resolvers(given: &[(Resolver, Value)]) -> Vec<(Resolver, usize, &Value)> {
         given
             .iter()
             .enumerate()
@@ -457,16 +466,31 @@ mod tests {
         };
         assert_eq!(
             names(wanted.asks(false)),
-            ["workItemTypes", "workItemLabelIds", "workItemLabelIds", "workItemUserIds", "workItemIds"]
+            [
+                "workItemTypes",
+                "workItemLabelIds",
+                "workItemLabelIds",
+                "workItemUserIds",
+                "workItemIds"
+            ]
         );
         assert_eq!(names(wanted.asks(true))[0], "workItemLabelIds");
         let users = Ask::Users.operation("g/p", &wanted);
-        assert_eq!(Value::Object(users.variables), json!({"usernames": ["bob"]}));
+        assert_eq!(
+            Value::Object(users.variables),
+            json!({"usernames": ["bob"]})
+        );
     }
 
     #[test]
     fn answers_become_ids_and_every_unknown_name_is_named() {
-        let asks = [Ask::Types, Ask::Label("bug".into()), Ask::Label("urgent".into()), Ask::Users, Ask::WorkItems];
+        let asks = [
+            Ask::Types,
+            Ask::Label("bug".into()),
+            Ask::Label("urgent".into()),
+            Ask::Users,
+            Ask::WorkItems,
+        ];
         let answers = [
             json!({"namespace": {"workItemTypes": {"nodes": [
                 {"id": "gid://gitlab/WorkItems::Type/101", "name": "Task"},
