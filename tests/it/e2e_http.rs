@@ -7,8 +7,8 @@ use crate::common;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use common::http::{HttpServer, call, command, raw};
-use common::{Accepting, BOTH, Lifecycle};
+use common::http::{HttpServer, command, raw};
+use common::{Accepting, BOTH, Lifecycle, call};
 use fake_gitlab::{FakeGitLab, Fault};
 use serde_json::{Value, json};
 

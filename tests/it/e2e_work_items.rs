@@ -14,40 +14,25 @@ use common::http::HttpServer;
 use common::{Accepting, Harness, Lifecycle};
 use fake_gitlab::FakeGitLab;
 use fake_gitlab::db::Edition;
-use rmcp::ClientHandler;
 use rmcp::service::RunningService;
+use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Value, json};
 
 const WI: &str = "gitlab_work_item";
 const GQL: &str = "gitlab_graphql";
 const API: &str = "acme/platform/api";
 
-/// Something an agent calls tools through: a stdio session or an HTTP one.
-trait Agent {
-    async fn call(&self, tool: &str, args: Value) -> (String, bool);
-}
+/// A session an agent calls tools through: over stdio or over HTTP.
+type Agent<C> = RunningService<RoleClient, C>;
 
-impl<C: ClientHandler> Agent for Harness<C> {
-    async fn call(&self, tool: &str, args: Value) -> (String, bool) {
-        let out = Harness::call(self, tool, args).await;
-        (out.text, out.is_error)
-    }
-}
-
-impl<C: ClientHandler> Agent for RunningService<rmcp::RoleClient, C> {
-    async fn call(&self, tool: &str, args: Value) -> (String, bool) {
-        common::http::call(self, tool, args).await
-    }
-}
-
-async fn ok(agent: &impl Agent, tool: &str, args: Value) -> String {
-    let (text, is_error) = agent.call(tool, args.clone()).await;
+async fn ok<C: ClientHandler>(agent: &Agent<C>, tool: &str, args: Value) -> String {
+    let (text, is_error) = common::call(agent, tool, args.clone()).await;
     assert!(!is_error, "{tool} {args}: expected success, got: {text}");
     text
 }
 
-async fn err(agent: &impl Agent, tool: &str, args: Value) -> String {
-    let (text, is_error) = agent.call(tool, args.clone()).await;
+async fn err<C: ClientHandler>(agent: &Agent<C>, tool: &str, args: Value) -> String {
+    let (text, is_error) = common::call(agent, tool, args.clone()).await;
     assert!(is_error, "{tool} {args}: expected an error, got: {text}");
     text
 }
@@ -104,7 +89,7 @@ fn work_item_gid(id: u64) -> String {
 /// Every action of `gitlab_work_item`, in the order an agent would use
 /// them, on the seed's `acme/platform/api` (CE). The agent confirms
 /// destructive actions when asked.
-async fn every_action(agent: &impl Agent, fake: &FakeGitLab) {
+async fn every_action<C: ClientHandler>(agent: &Agent<C>, fake: &FakeGitLab) {
     // get: one query, the namespace and iid as GitLab's variables.
     fake.clear_requests();
     let text = ok(
@@ -435,7 +420,7 @@ async fn every_action(agent: &impl Agent, fake: &FakeGitLab) {
 async fn every_work_item_action_over_stdio() {
     let user = Accepting::default();
     let h = Harness::start_client(user.clone(), Lifecycle::Initialize, &[]).await;
-    every_action(&h, &h.fake).await;
+    every_action(&h.client, &h.fake).await;
     assert_eq!(
         user.asked.load(std::sync::atomic::Ordering::SeqCst),
         1,

@@ -183,25 +183,3 @@ pub async fn raw_exchange(url: &str, bytes: &[u8]) -> String {
     let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut out)).await;
     String::from_utf8_lossy(&out).into_owned()
 }
-
-/// Call a tool on an HTTP session: the text and whether it is an error.
-pub async fn call<C: ClientHandler>(
-    client: &RunningService<RoleClient, C>,
-    tool: &str,
-    args: serde_json::Value,
-) -> (String, bool) {
-    let serde_json::Value::Object(map) = args else {
-        unreachable!()
-    };
-    let result = client
-        .call_tool(rmcp::model::CallToolRequestParams::new(tool.to_string()).with_arguments(map))
-        .await
-        .expect("tools/call answers");
-    let text = result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n");
-    (text, result.is_error.unwrap_or(false))
-}

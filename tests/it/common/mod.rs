@@ -123,17 +123,8 @@ impl<C: ClientHandler> Harness<C> {
 
     /// Call a tool with JSON arguments (an object).
     pub async fn call(&self, tool: &str, arguments: Value) -> Outcome {
-        let result = self.call_result(tool, arguments).await;
-        let text = result
-            .content
-            .iter()
-            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-            .collect::<Vec<_>>()
-            .join("\n");
-        Outcome {
-            text,
-            is_error: result.is_error.unwrap_or(false),
-        }
+        let (text, is_error) = call(&self.client, tool, arguments).await;
+        Outcome { text, is_error }
     }
 
     /// Call and expect success; the text on failure helps debugging.
@@ -168,6 +159,29 @@ impl<C: ClientHandler> Harness<C> {
     pub async fn stop(self) {
         self.client.cancel().await.expect("client stops");
     }
+}
+
+/// Call a tool on a session (stdio or HTTP): the text, and whether the
+/// result is an error.
+pub async fn call<C: ClientHandler>(
+    client: &RunningService<RoleClient, C>,
+    tool: &str,
+    arguments: Value,
+) -> (String, bool) {
+    let Value::Object(map) = arguments else {
+        panic!("arguments must be an object")
+    };
+    let result = client
+        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map))
+        .await
+        .expect("tools/call answers");
+    let text = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    (text, result.is_error.unwrap_or(false))
 }
 
 /// A client that declares elicitation and accepts every question (a user
