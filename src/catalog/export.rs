@@ -50,7 +50,7 @@ fn tool_json(tool: &ToolSpec) -> Value {
                 "fixed": fixed(a),
             });
             if let Some(graphql) = a.graphql() {
-                action["graphql"] = graphql_json(graphql);
+                action["graphql"] = graphql_json(a, graphql);
             }
             action
         })
@@ -65,22 +65,36 @@ fn tool_json(tool: &ToolSpec) -> Value {
 }
 
 /// A GraphQL action: its operation type and root fields, its document,
-/// and how each parameter becomes a variable.
-fn graphql_json(route: &GraphqlRoute) -> Value {
+/// and where each variable's value comes from, as the catalog says it.
+fn graphql_json(a: &ActionSpec, route: &GraphqlRoute) -> Value {
     let variables: serde_json::Map<String, Value> = route
         .variables
         .iter()
         .map(|v| {
-            let feed = match v.feed {
-                Feed::Value => json!("value"),
-                Feed::Text => json!("text"),
-                Feed::Values(pairs) => json!({
-                    "values": pairs.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>()
-                }),
-                Feed::GlobalId(model) => json!({ "global_id": model }),
-                Feed::Resolve(resolver) => json!({ "resolve": format!("{resolver:?}") }),
-            };
-            (v.path.join("."), feed)
+            let mut source = serde_json::Map::new();
+            if let Some(i) = v.param {
+                source.insert("param".into(), json!(a.params[i].name));
+            }
+            match v.feed {
+                Feed::Value => {}
+                Feed::Text => {
+                    source.insert("text".into(), json!(true));
+                }
+                Feed::Values(pairs) => {
+                    let pairs: serde_json::Map<String, Value> = pairs
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), json!(v)))
+                        .collect();
+                    source.insert("values".into(), Value::Object(pairs));
+                }
+                Feed::GlobalId(model) => {
+                    source.insert("gid".into(), json!(model));
+                }
+                Feed::Resolve(resolver) => {
+                    source.insert("resolve".into(), json!(resolver.as_str()));
+                }
+            }
+            (v.path.join("."), Value::Object(source))
         })
         .collect();
     json!({

@@ -184,7 +184,11 @@ impl GraphqlRoute {
                 self.operation.as_str(),
                 document.root_fields.join(", ")
             ),
-            None => format!("GraphQL {}, the one given", self.operation.as_str()),
+            None => format!(
+                "GraphQL {} (the `{}` parameter)",
+                self.operation.as_str(),
+                Self::QUERY
+            ),
         }
     }
 }
@@ -257,6 +261,20 @@ pub enum Resolver {
     UserIds,
     WorkItemId,
     WorkItemIds,
+}
+
+impl Resolver {
+    /// The catalog's name for it (`resolve = "label_ids"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Resolver::Namespace => "namespace",
+            Resolver::WorkItemType => "work_item_type",
+            Resolver::LabelIds => "label_ids",
+            Resolver::UserIds => "user_ids",
+            Resolver::WorkItemId => "work_item_id",
+            Resolver::WorkItemIds => "work_item_ids",
+        }
+    }
 }
 
 /// A REST endpoint: method and the path template split at its placeholders.

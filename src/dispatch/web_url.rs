@@ -91,7 +91,7 @@ impl fmt::Display for UrlProblem {
             }
             UrlProblem::Unrecognized { given } => write!(
                 f,
-                "`url` `{given}` is not a GitLab URL this server reads (issues, merge requests, pipelines, jobs, commits, files, trees, compare, releases, tags, wikis, snippets, environments, branches, or a project), nor a reference such as group/project#42"
+                "`url` `{given}` is not a GitLab URL this server reads (issues, work items, epics, merge requests, pipelines, jobs, commits, files, trees, compare, releases, tags, wikis, snippets, environments, branches, a project or a group), nor a reference such as group/project#42"
             ),
             UrlProblem::Invalid(problem) => write!(f, "`url` {problem}"),
             UrlProblem::NotHere { given, resource } => write!(

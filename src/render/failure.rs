@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::catalog::{Location, Method, Returns, Role};
+use crate::catalog::{Feed, Location, Method, Resolver, Returns, Role};
 use crate::dispatch::ValidatedCall;
 use crate::gitlab::{GitLabError, GraphqlError, GraphqlFailure, NetworkKind, StatusError};
 
@@ -45,19 +45,15 @@ pub fn failure(call: &ValidatedCall, error: &GitLabError, ctx: &Context) -> Stri
 fn graphql_failure(call: &ValidatedCall, error: &GraphqlError) -> String {
     let (mut out, hint) = match &error.failure {
         GraphqlFailure::Null { path } => {
-            // The namespace and the numbers that name the object.
-            let ids: Vec<String> = call
-                .args
-                .iter()
-                .filter(|a| {
-                    matches!(a.spec.role, Some(Role::Project | Role::Group)) || a.value.is_u64()
-                })
-                .map(|a| format!("{} {}", a.spec.name, a.value))
-                .collect();
+            let ids = graphql_ids(call);
+            let with = if ids.is_empty() {
+                String::new()
+            } else {
+                format!(" with {}", ids.join(", "))
+            };
             let out = format!(
-                "Not found: {} with {}. It may not exist, or the token cannot see it (GitLab answers null for both, at `{path}`).",
-                heading(call),
-                ids.join(", ")
+                "Not found: {}{with}. It may not exist, or the token cannot see it (GitLab answers null for both, at `{path}`).",
+                heading(call)
             );
             return match call.action.hint(404) {
                 Some(hint) => format!("{out}\nNext: {hint}{}", request_id(error)),
@@ -98,6 +94,28 @@ fn graphql_failure(call: &ValidatedCall, error: &GraphqlError) -> String {
     }
     out.push_str(&request_id(error));
     out
+}
+
+/// What names the object a GraphQL action asked for: the namespace, and
+/// the iids (the parameters sent as text or resolved to work item IDs).
+fn graphql_ids(call: &ValidatedCall) -> Vec<String> {
+    let Some(route) = call.action.graphql() else {
+        return Vec::new();
+    };
+    let iid = |name: &str| {
+        route.variables.iter().any(|v| {
+            v.param.is_some_and(|i| call.action.params[i].name == name)
+                && matches!(
+                    v.feed,
+                    Feed::Text | Feed::Resolve(Resolver::WorkItemId | Resolver::WorkItemIds)
+                )
+        })
+    };
+    call.args
+        .iter()
+        .filter(|a| matches!(a.spec.role, Some(Role::Project | Role::Group)) || iid(a.spec.name))
+        .map(|a| format!("{} {}", a.spec.name, a.value))
+        .collect()
 }
 
 fn request_id(error: &GraphqlError) -> String {
