@@ -69,10 +69,22 @@ impl From<AccessArg> for Access {
     }
 }
 
+/// `gitlab-mcp --version` (and `-V`): the version, the commit it was built
+/// from and the target it was built for (`build/version.rs`), so a bug
+/// report names exactly what ran.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("GITLAB_MCP_GIT_COMMIT"),
+    ", ",
+    env!("GITLAB_MCP_TARGET"),
+    ")"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "gitlab-mcp",
-    version,
+    version = VERSION,
     about = "The GitLab REST API for AI agents, through a few strict MCP meta-tools"
 )]
 pub struct Cli {
