@@ -269,11 +269,14 @@ pub enum Command {
     /// Print the whole catalog: every tool, action and parameter.
     Catalog {
         /// As JSON (the default).
-        #[arg(long, conflicts_with = "markdown")]
+        #[arg(long, conflicts_with_all = ["markdown", "surface"])]
         json: bool,
         /// As Markdown, the reference committed as docs/tools.md.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "surface")]
         markdown: bool,
+        /// The published surface (names, types, required, enums), one line each, committed as catalog/surface.lock.
+        #[arg(long)]
+        surface: bool,
     },
 }
 

@@ -83,10 +83,16 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Catalog { json: _, markdown } => {
-            // JSON unless Markdown was asked for; `--json` says it explicitly.
+        Command::Catalog {
+            json: _,
+            markdown,
+            surface,
+        } => {
+            // JSON unless another form was asked for; `--json` says it explicitly.
             if *markdown {
                 print_stdout(&catalog::catalog_markdown());
+            } else if *surface {
+                print_stdout(&catalog::catalog_surface());
             } else {
                 print_stdout(&catalog::catalog_json().to_string());
             }

@@ -49,4 +49,5 @@ mod schemas;
 mod secrets;
 mod security_md;
 mod stdio_hygiene;
+mod surface_lock;
 mod untrusted_content;
