@@ -6,6 +6,7 @@
 mod architecture;
 mod budget;
 mod build_rules;
+mod bundle;
 mod catalog_rules;
 mod check;
 mod cli;
@@ -48,6 +49,7 @@ mod sandbox;
 mod schemas;
 mod secrets;
 mod security_md;
+mod server_json;
 mod stdio_hygiene;
 mod surface_lock;
 mod untrusted_content;
