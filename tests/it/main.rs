@@ -34,6 +34,7 @@ mod faults;
 mod fuzz_seeds;
 mod graphql_documents;
 mod hostile_urls;
+mod kubernetes;
 mod lockdown;
 mod model_text;
 mod openapi_crosscheck;

@@ -43,13 +43,6 @@ fn schema_problems(entry: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Names that hold a secret: a token, a key, a client secret.
-fn is_secret(name: &str) -> bool {
-    ["TOKEN", "SECRET", "KEY"]
-        .iter()
-        .any(|w| name.split('_').any(|part| part == *w))
-}
-
 #[test]
 fn server_json_validates_against_the_registry_schema() {
     assert_eq!(
@@ -122,7 +115,7 @@ fn every_variable_the_entry_and_the_bundle_set_exists_and_secrets_are_marked() {
             );
             assert_eq!(
                 var["isSecret"].as_bool().unwrap_or(false),
-                is_secret(name),
+                help.secret_env.contains(name),
                 "{name}"
             );
         }
@@ -158,7 +151,7 @@ fn every_variable_the_entry_and_the_bundle_set_exists_and_secrets_are_marked() {
         );
         assert_eq!(
             setting["sensitive"].as_bool().unwrap_or(false),
-            is_secret(name),
+            help.secret_env.contains(name),
             "{key}"
         );
         // A setting without a value or default would reach the server as the

@@ -9,6 +9,9 @@ pub struct ServeHelp {
     pub flags: BTreeSet<String>,
     /// `GITLAB_URL`, `GITLAB_MCP_TOKEN_KEY`...
     pub env: BTreeSet<String>,
+    /// The variables whose values `--help` hides (`[env: NAME]`, no `=`):
+    /// the secrets, which every deployment file must mark as such.
+    pub secret_env: BTreeSet<String>,
 }
 
 pub fn serve_help() -> ServeHelp {
@@ -36,14 +39,20 @@ pub fn serve_help() -> ServeHelp {
             )
         })
         .collect();
-    let env = text
-        .split("[env: ")
-        .skip(1)
-        .map(|rest| {
-            name(rest, |c| {
-                c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'
-            })
-        })
-        .collect();
-    ServeHelp { flags, env }
+    let mut env = BTreeSet::new();
+    let mut secret_env = BTreeSet::new();
+    for rest in text.split("[env: ").skip(1) {
+        let var = name(rest, |c| {
+            c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'
+        });
+        if rest[var.len()..].starts_with(']') {
+            secret_env.insert(var.clone());
+        }
+        env.insert(var);
+    }
+    ServeHelp {
+        flags,
+        env,
+        secret_env,
+    }
 }
