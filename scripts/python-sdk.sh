@@ -4,7 +4,9 @@
 #
 #   scripts/python-sdk.sh URL [--mode auto|2026-07-28|legacy ...]
 #
-# or, with --oauth first, signs in with GitLab through the SDK's OAuth client
+# or, with --progress first, makes a long call that must stream its progress
+# notifications (tests/python/sdk_progress.py, against a slow GitLab), or,
+# with --oauth first, signs in with GitLab through the SDK's OAuth client
 # (tests/python/sdk_oauth.py; the server must have sign-in on):
 #
 #   scripts/python-sdk.sh --oauth URL [--auth none|client_secret_basic|client_secret_post ...]
@@ -26,6 +28,9 @@ python="$venv/bin/python"
 client="$root/tests/python/sdk_client.py"
 if [ "${1:-}" = "--oauth" ]; then
     client="$root/tests/python/sdk_oauth.py"
+    shift
+elif [ "${1:-}" = "--progress" ]; then
+    client="$root/tests/python/sdk_progress.py"
     shift
 fi
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then

@@ -37,6 +37,7 @@ mod hostile_urls;
 mod kubernetes;
 mod lockdown;
 mod model_text;
+mod nginx_config;
 mod openapi_crosscheck;
 mod progress;
 mod prompts;
