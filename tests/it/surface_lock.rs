@@ -87,12 +87,10 @@ fn compare(lock: &Surface, now: &Surface) -> Changes {
     for (name, old) in lock {
         match (old, now.get(name)) {
             // A removed tool or action is one change, not one per parameter.
-            (_, None) => {
-                if parent(name).is_none_or(|p| now.contains_key(&p)) {
-                    changes
-                        .breaking
-                        .push((name.clone(), "was removed or renamed".into()));
-                }
+            (_, None) if parent(name).is_none_or(|p| now.contains_key(&p)) => {
+                changes
+                    .breaking
+                    .push((name.clone(), "was removed or renamed".into()));
             }
             (Some(old), Some(Some(new))) => {
                 if new.required && !old.required {
