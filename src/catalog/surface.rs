@@ -7,8 +7,8 @@
 //! gitlab_issue get                              an action
 //! gitlab_issue get issue_iid integer required   a parameter: type, required or optional
 //! gitlab_issue list state string optional enum=all|closed|opened
-//! gitlab_commit create actions array<object> required
-//! gitlab_commit create actions[].file_path string required
+//! gitlab_repository commit_create actions array<object> optional
+//! gitlab_repository commit_create actions[].action string required enum=chmod|create|delete|move|update
 //! ```
 //!
 //! Enum values are sorted; tools, actions and parameters keep the
