@@ -100,9 +100,20 @@ async fn the_bundle_validates_unpacks_and_answers_a_call_started_as_the_manifest
     .await;
     let bundle = PathBuf::from(bundle.trim());
     let name = bundle.file_name().unwrap().to_string_lossy().into_owned();
+    // Node's names for the platform, as the bundle and its manifest use them.
+    let os = match std::env::consts::OS {
+        "macos" => "darwin",
+        "windows" => "win32",
+        os => os,
+    };
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "x64",
+        "aarch64" => "arm64",
+        arch => arch,
+    };
     assert_eq!(
         name,
-        format!("gitlab-mcp-{}-linux-x64.mcpb", env!("CARGO_PKG_VERSION")),
+        format!("gitlab-mcp-{}-{os}-{arch}.mcpb", env!("CARGO_PKG_VERSION")),
         "named for the version and the platform"
     );
 
@@ -132,7 +143,7 @@ async fn the_bundle_validates_unpacks_and_answers_a_call_started_as_the_manifest
     let manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(unpacked.join("manifest.json")).unwrap())
             .unwrap();
-    assert_eq!(manifest["compatibility"]["platforms"], json!(["linux"]));
+    assert_eq!(manifest["compatibility"]["platforms"], json!([os]));
     let listed: Vec<&str> = manifest["tools"]
         .as_array()
         .unwrap()
