@@ -9,11 +9,13 @@ mod export;
 mod markdown;
 mod model;
 mod prompts;
+mod surface;
 
 pub use examples::example_envelope;
 pub use export::catalog_json;
 pub use markdown::catalog_markdown;
 pub use prompts::{PromptError, render_prompt, tool_references};
+pub use surface::{SURFACE_HEADER, catalog_surface};
 
 pub use generated::{Check, GraphqlHandler, Handler, documents};
 pub use model::*;

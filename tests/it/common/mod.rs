@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod serve_help;
 pub mod signin;
 
 use std::process::Stdio;
