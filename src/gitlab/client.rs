@@ -109,10 +109,14 @@ impl BodyStream {
         if self.limited {
             return Ok(None);
         }
-        let chunk = self.answer.chunk().await.map_err(|e| GitLabError::Network {
-            kind: classify(&e),
-            host: self.host.clone(),
-        })?;
+        let chunk = self
+            .answer
+            .chunk()
+            .await
+            .map_err(|e| GitLabError::Network {
+                kind: classify(&e),
+                host: self.host.clone(),
+            })?;
         let Some(mut chunk) = chunk else {
             return Ok(None);
         };
@@ -758,7 +762,10 @@ mod tests {
             .stream(&target, &HttpRequest::get("/log"), 10_000)
             .await
             .unwrap();
-        assert_eq!(stream.chunk().await.unwrap().as_deref(), Some(&b"short"[..]));
+        assert_eq!(
+            stream.chunk().await.unwrap().as_deref(),
+            Some(&b"short"[..])
+        );
         assert_eq!(stream.chunk().await.unwrap(), None);
         assert!(!stream.limited());
 

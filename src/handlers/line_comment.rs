@@ -14,8 +14,8 @@
 
 use serde_json::{Map, Value};
 
-use super::diff_position::{DiffVersion, LineAsk, place};
 use super::Gitlab;
+use super::diff_position::{DiffVersion, LineAsk, place};
 use crate::catalog::{Method, RestRoute};
 use crate::diff::{FileDiff, Side};
 use crate::dispatch::ValidatedCall;

@@ -115,49 +115,49 @@ type Answer = fn(&ValidatedCall, &Response, render::Options) -> Output;
 /// The catalog's way: one request (every page of it, for `max_items`),
 /// its answer or its failure.
 async fn one_request(
-        call: &ValidatedCall,
+    call: &ValidatedCall,
     route: &RestRoute,
     gitlab: &Gitlab<'_>,
     answer: Answer,
 ) -> Output {
     let request = match request(call, route) {
-                Ok(request) => request,
-                Err(problem) => {
-                    return Output::error(format!(
-                        "{} {}: {problem}",
-                        call.tool.name, call.action.name
-                    ));
-                }
-            };
-            tracing::debug!(tool = call.tool.name, action = call.action.name, method = request.method.as_str(), path = %request.path, "request");
-            if let Some(max_items) = call.view.max_items {
+        Ok(request) => request,
+        Err(problem) => {
+            return Output::error(format!(
+                "{} {}: {problem}",
+                call.tool.name, call.action.name
+            ));
+        }
+    };
+    tracing::debug!(tool = call.tool.name, action = call.action.name, method = request.method.as_str(), path = %request.path, "request");
+    if let Some(max_items) = call.view.max_items {
         return paging::follow(call, request, max_items, gitlab, answer).await;
-            }
+    }
     // Progress only once the request is slow: rmcp's client asks for
     // progress on every call, and two notifications per fast call cost a
     // third of the throughput (BENCHMARKS.md). Without a progress token no
     // timer is armed: each new timer wakes tokio's driver once more.
-            let send = gitlab.send(&request);
-            tokio::pin!(send);
-            let (sent, reported) = if gitlab.progress.is_none() {
-                (send.await, false)
-            } else {
-                tokio::select! {
-                    sent = &mut send => (sent, false),
-                    () = tokio::time::sleep(SLOW_REQUEST) => {
-                        gitlab.progress(0.0, Some(1.0), "sent to GitLab, waiting for its answer");
-                        (send.await, true)
-                    }
-                }
-            };
-            let output = match sent {
-        Ok(response) => answer(call, &response, gitlab.render),
-                Err(failed) => gitlab.failure(call, &failed),
-            };
-            if reported {
-                gitlab.progress(1.0, Some(1.0), "answered");
+    let send = gitlab.send(&request);
+    tokio::pin!(send);
+    let (sent, reported) = if gitlab.progress.is_none() {
+        (send.await, false)
+    } else {
+        tokio::select! {
+            sent = &mut send => (sent, false),
+            () = tokio::time::sleep(SLOW_REQUEST) => {
+                gitlab.progress(0.0, Some(1.0), "sent to GitLab, waiting for its answer");
+                (send.await, true)
             }
-            output
+        }
+    };
+    let output = match sent {
+        Ok(response) => answer(call, &response, gitlab.render),
+        Err(failed) => gitlab.failure(call, &failed),
+    };
+    if reported {
+        gitlab.progress(1.0, Some(1.0), "answered");
+    }
+    output
 }
 
 /// How long a single request runs before its call reports progress.

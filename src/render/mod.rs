@@ -12,6 +12,7 @@ mod compact;
 mod diff;
 mod failure;
 mod json;
+pub mod log_scan;
 mod pagination;
 mod terminal;
 mod text;

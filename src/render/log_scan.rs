@@ -1,0 +1,399 @@
+//! A job log read as it streams, for the lines that say why the job
+//! failed: not its tail, where the runner's cleanup output often hides the
+//! error, but the first real error line (`patterns.rs`) with a few lines
+//! of context on each side, and the next error after it.
+//!
+//! The scanner takes the log chunk by chunk and holds little: a small ring
+//! of the lines before, the lines of at most two excerpts, and the partial
+//! line a chunk ended in (itself bounded). Once it has the excerpts, or has
+//! looked a bounded number of lines past the first one, or has read its
+//! byte cap, it says it wants no more, so the reader can stop the download.
+//! Each line is cleaned as a terminal shows it (`terminal.rs`: colours,
+//! erases and GitLab's `section_start`/`section_end` markers gone); line
+//! numbers are those of the raw log, as `job_log`'s `lines` counts them.
+//! Pure: no I/O, tested on strings.
+
+mod patterns;
+
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+
+use super::terminal::clean_line;
+use patterns::Tier;
+
+/// How much the scanner keeps and reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Lines of context kept before an error line.
+    pub before: usize,
+    /// Lines of context kept after it.
+    pub after: usize,
+    /// Lines read past the first excerpt looking for a second error.
+    pub lookahead: usize,
+    /// The most bytes of the log read.
+    pub max_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            before: 4,
+            after: 10,
+            lookahead: 2_000,
+            max_bytes: 8 * 1024 * 1024,
+        }
+    }
+}
+
+/// The most characters kept of one line.
+const LINE_CHARS: usize = 400;
+/// The most bytes of one line held while its end has not come; the rest of
+/// a longer line is dropped.
+const PENDING_MAX: usize = 64 * 1024;
+/// Lines kept of the end of a log with no error line.
+const TAIL: usize = 12;
+/// Excerpts kept: the first error and the next one.
+const MAX_HUNKS: usize = 2;
+/// Characters shown of one line in an answer.
+const SHOWN_CHARS: usize = 200;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    /// 1-based, in the raw log.
+    pub number: usize,
+    pub text: String,
+}
+
+/// Lines around one line of interest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hunk {
+    pub lines: Vec<Line>,
+    /// The line of interest.
+    pub at: usize,
+    /// What that line is (`compiler error`, `panic`...).
+    pub what: &'static str,
+}
+
+/// What the excerpts are around.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// An error line (and maybe the next one).
+    Error,
+    /// No error line, only the runner's `Job failed` line.
+    JobFailed,
+    /// Nothing that looks like an error: the last lines read.
+    Nothing,
+}
+
+/// Why reading stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// At the end of the log.
+    Whole,
+    /// The scanner had what it looks for.
+    Enough,
+    /// At `Limits::max_bytes`.
+    Cap,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Excerpt {
+    pub found: Found,
+    pub hunks: Vec<Hunk>,
+    pub lines_read: usize,
+    pub bytes_read: usize,
+    pub end: End,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Searching,
+    /// Taking the context after the last hunk's error line.
+    Collecting {
+        left: usize,
+    },
+    LookingAhead {
+        left: usize,
+    },
+    Done(End),
+}
+
+pub struct Scanner {
+    limits: Limits,
+    ring: VecDeque<Line>,
+    pending: Vec<u8>,
+    line_no: usize,
+    bytes: usize,
+    hunks: Vec<Hunk>,
+    job_failed: Option<Hunk>,
+    state: State,
+}
+
+impl Scanner {
+    pub fn new(limits: Limits) -> Self {
+        Scanner {
+            limits,
+            ring: VecDeque::new(),
+            pending: Vec::new(),
+            line_no: 0,
+            bytes: 0,
+            hunks: Vec::new(),
+            job_failed: None,
+            state: State::Searching,
+        }
+    }
+
+    /// Read the next piece of the log; `false` once no more is wanted
+    /// (what follows the line that completed the excerpts is not read).
+    pub fn feed(&mut self, chunk: &[u8]) -> bool {
+        if self.wants_no_more() {
+            return false;
+        }
+        let room = self.limits.max_bytes - self.bytes;
+        let capped = chunk.len() >= room;
+        let mut rest = &chunk[..chunk.len().min(room)];
+        while let Some(at) = rest.iter().position(|&b| b == b'\n') {
+            self.hold(&rest[..at]);
+            self.bytes += at + 1;
+            let line = std::mem::take(&mut self.pending);
+            self.line(&line);
+            if self.wants_no_more() {
+                return false;
+            }
+            rest = &rest[at + 1..];
+        }
+        self.hold(rest);
+        self.bytes += rest.len();
+        if capped {
+            self.state = State::Done(End::Cap);
+        }
+        !self.wants_no_more()
+    }
+
+    /// The excerpts, once the log ended or no more was wanted.
+    pub fn finish(mut self) -> Excerpt {
+        if !self.pending.is_empty() && !self.wants_no_more() {
+            let line = std::mem::take(&mut self.pending);
+            self.line(&line);
+        }
+        let end = match self.state {
+            State::Done(end) => end,
+            _ => End::Whole,
+        };
+        let (found, hunks) = if !self.hunks.is_empty() {
+            (Found::Error, self.hunks)
+        } else if let Some(hunk) = self.job_failed {
+            (Found::JobFailed, vec![hunk])
+        } else {
+            let lines: Vec<Line> = self.ring.into_iter().collect();
+            let hunks = match lines.last() {
+                Some(last) => vec![Hunk {
+                    at: last.number,
+                    what: "end of the log read",
+                    lines,
+                }],
+                None => Vec::new(),
+            };
+            (Found::Nothing, hunks)
+        };
+        Excerpt {
+            found,
+            hunks,
+            lines_read: self.line_no,
+            bytes_read: self.bytes,
+            end,
+        }
+    }
+
+    fn wants_no_more(&self) -> bool {
+        matches!(self.state, State::Done(_))
+    }
+
+    /// Part of the line being read, within `PENDING_MAX`.
+    fn hold(&mut self, bytes: &[u8]) {
+        let room = PENDING_MAX.saturating_sub(self.pending.len());
+        self.pending
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+
+    fn line(&mut self, raw: &[u8]) {
+        self.line_no += 1;
+        let mut text = clean_line(&String::from_utf8_lossy(raw));
+        if let Some((cut, _)) = text.char_indices().nth(LINE_CHARS) {
+            text.truncate(cut);
+        }
+        let tier = patterns::matching(&text).map(|p| (p.tier, p.name));
+        let line = Line {
+            number: self.line_no,
+            text,
+        };
+        self.state = match (self.state, tier) {
+            (State::Searching | State::LookingAhead { .. }, Some((Tier::Error, what))) => {
+                self.open(&line, what);
+                State::Collecting {
+                    left: self.limits.after,
+                }
+            }
+            (State::Searching, Some((Tier::Fallback, what))) if self.job_failed.is_none() => {
+                self.job_failed = Some(self.hunk_from_ring(&line, what));
+                State::Searching
+            }
+            (State::Collecting { left }, _) => {
+                self.hunks
+                    .last_mut()
+                    .expect("collecting has a hunk")
+                    .lines
+                    .push(line.clone());
+                self.after_context(left - 1)
+            }
+            (State::LookingAhead { left }, _) if left <= 1 => State::Done(End::Enough),
+            (State::LookingAhead { left }, _) => State::LookingAhead { left: left - 1 },
+            (state, _) => state,
+        };
+        // A hunk with no context after its line is complete at once.
+        if let State::Collecting { left: 0 } = self.state {
+            self.state = self.after_context(0);
+        }
+        self.ring.push_back(line);
+        if self.ring.len() > self.limits.before.max(TAIL) {
+            self.ring.pop_front();
+        }
+    }
+
+    /// What comes once `left` lines of context are still to take.
+    fn after_context(&self, left: usize) -> State {
+        if left > 0 {
+            State::Collecting { left }
+        } else if self.hunks.len() >= MAX_HUNKS {
+            State::Done(End::Enough)
+        } else {
+            State::LookingAhead {
+                left: self.limits.lookahead,
+            }
+        }
+    }
+
+    fn open(&mut self, line: &Line, what: &'static str) {
+        let hunk = self.hunk_from_ring(line, what);
+        self.hunks.push(hunk);
+    }
+
+    /// A hunk of `line` and the ring's last lines before it (none already
+    /// in an earlier hunk).
+    fn hunk_from_ring(&self, line: &Line, what: &'static str) -> Hunk {
+        let shown_up_to = self
+            .hunks
+            .last()
+            .and_then(|h| h.lines.last())
+            .map_or(0, |l| l.number);
+        let before = self.limits.before;
+        let mut lines: Vec<Line> = self
+            .ring
+            .iter()
+            .skip(self.ring.len().saturating_sub(before))
+            .filter(|l| l.number > shown_up_to)
+            .cloned()
+            .collect();
+        lines.push(line.clone());
+        Hunk {
+            lines,
+            at: line.number,
+            what,
+        }
+    }
+}
+
+/// Read a whole log held in memory (tests, and logs already read).
+pub fn scan(log: &str, limits: Limits) -> Excerpt {
+    let mut scanner = Scanner::new(limits);
+    scanner.feed(log.as_bytes());
+    scanner.finish()
+}
+
+impl Excerpt {
+    /// The excerpts as numbered lines (`  1734| error[E0432]: ...`) within
+    /// `budget` bytes: the first hunk gets the room it needs, the second
+    /// what is left. A hunk that does not fit loses the lines farthest
+    /// from its line of interest first (alternately after and before it),
+    /// and the line itself is cut last.
+    pub fn render(&self, budget: usize) -> String {
+        let mut out = String::new();
+        for (i, hunk) in self.hunks.iter().enumerate() {
+            let room = budget.saturating_sub(out.len());
+            if i > 0 {
+                if room < GAP.len() + 2 * MIN_LINE {
+                    break;
+                }
+                out.push_str(GAP);
+            }
+            let room = budget.saturating_sub(out.len());
+            render_hunk(&mut out, hunk, room);
+        }
+        out
+    }
+}
+
+/// Between two hunks.
+const GAP: &str = "     …\n";
+/// The least room worth giving a second hunk's line.
+const MIN_LINE: usize = 40;
+
+fn render_hunk(out: &mut String, hunk: &Hunk, budget: usize) {
+    let formatted: Vec<String> = hunk.lines.iter().map(numbered).collect();
+    // Rank: the line itself, then alternately the nearest after and before.
+    let rank = |l: &Line| {
+        if l.number >= hunk.at {
+            2 * (l.number - hunk.at)
+        } else {
+            2 * (hunk.at - l.number) + 1
+        }
+    };
+    let mut order: Vec<usize> = (0..hunk.lines.len()).collect();
+    order.sort_by_key(|&i| rank(&hunk.lines[i]));
+    let mut keep = vec![false; hunk.lines.len()];
+    let mut used = 0;
+    for i in order {
+        if used + formatted[i].len() > budget {
+            continue;
+        }
+        used += formatted[i].len();
+        keep[i] = true;
+    }
+    let focus = hunk.lines.iter().position(|l| l.number == hunk.at);
+    if let Some(focus) = focus.filter(|&f| !keep[f]) {
+        // Not even the line of interest fits: as much of it as does.
+        let line = &formatted[focus];
+        let mut end = budget.saturating_sub("…\n".len()).min(line.len());
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        if end > 0 {
+            out.push_str(&line[..end]);
+            out.push_str("…\n");
+        }
+        return;
+    }
+    for (line, kept) in formatted.iter().zip(keep) {
+        if kept {
+            out.push_str(line);
+        }
+    }
+}
+
+/// `  1734| text`, the text cut at `SHOWN_CHARS`.
+fn numbered(line: &Line) -> String {
+    let mut out = String::with_capacity(line.text.len().min(SHOWN_CHARS * 4) + 10);
+    let _ = write!(out, "{:>6}| ", line.number);
+    match line.text.char_indices().nth(SHOWN_CHARS) {
+        Some((cut, _)) => {
+            out.push_str(&line.text[..cut]);
+            out.push('…');
+        }
+        None => out.push_str(&line.text),
+    }
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests;
