@@ -1039,6 +1039,7 @@ fn pipelines(p: &mut Project, main_head: &str, f2: &str, r1: &str) {
             },
             created_at: at.into(),
             updated_at: at.into(),
+            ..Pipeline::default()
         });
     }
     let junit_failed = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"jest tests\" tests=\"2412\" failures=\"1\" errors=\"0\" time=\"41.87\">\n  <testsuite name=\"checkout\" tests=\"5\" failures=\"1\" time=\"0.41\">\n    <testcase classname=\"checkout applies free shipping after the discount\" name=\"checkout applies free shipping after the discount\" time=\"0.004\">\n      <failure>Error: expect(received).toBe(expected) // Object.is equality\n\nExpected: 495\nReceived: 0</failure>\n    </testcase>\n  </testsuite>\n</testsuites>\n".to_string();
@@ -1158,6 +1159,7 @@ fn pipelines(p: &mut Project, main_head: &str, f2: &str, r1: &str) {
                 )]),
                 _ => BTreeMap::new(),
             },
+            ..Job::default()
         });
     }
 }

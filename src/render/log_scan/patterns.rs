@@ -108,9 +108,17 @@ pub const PATTERNS: &[Pattern] = &[
     ),
 ];
 
+/// Lines a row would take that say nothing about why the job failed: the
+/// runner's artifact uploader when a path matched no file (the job had
+/// already failed, or it would not upload "on failure").
+const NOT_ERRORS: &[Rule] = &[Rule::Starts("ERROR: No files to upload")];
+
 /// The first row `line` matches, if any.
 pub fn matching(line: &str) -> Option<&'static Pattern> {
     let trimmed = line.trim_start();
+    if NOT_ERRORS.iter().any(|rule| rule.matches(line, trimmed)) {
+        return None;
+    }
     PATTERNS.iter().find(|p| p.rule.matches(line, trimmed))
 }
 
@@ -283,6 +291,7 @@ mod tests {
             ("ErrorKind::NotFound is handled", None),
             (" PASS  test/cart.test.ts", None),
             ("  ● Console", None),
+            ("ERROR: No files to upload                         ", None),
         ]);
     }
 }
