@@ -113,11 +113,9 @@ pub enum ParamProblem {
         name: &'static str,
         element: &'static str,
     },
-    /// Two parameters of which exactly one must be given: both were, or
-    /// neither.
-    /// Two parameters of which at most one may be given.
-    BothGiven {
-        names: [&'static str; 2],
+    /// Parameters of which at most one may be given: these were.
+    SeveralGiven {
+        names: Vec<&'static str>,
     },
     /// The end of a range before its start.
     EndsBeforeStart {
@@ -176,7 +174,7 @@ impl ParamProblem {
             | ParamProblem::OutOfRange { name, .. }
             | ParamProblem::Empty { name, .. }
             | ParamProblem::EndsBeforeStart { name, .. } => Some(name),
-            ParamProblem::BothGiven { .. } => None,
+            ParamProblem::SeveralGiven { .. } => None,
             ParamProblem::Item { param, .. } => Some(param),
         }
     }
@@ -298,9 +296,18 @@ impl fmt::Display for ParamProblem {
             ParamProblem::Empty { name, element } => {
                 write!(f, "`{name}` is empty: give at least one {element}")
             }
-            ParamProblem::BothGiven { names: [a, b] } => {
-                write!(f, "`{a}` and `{b}` are both given: give one of them")
-            }
+            ParamProblem::SeveralGiven { names } => match names.as_slice() {
+                [a, b] => write!(f, "`{a}` and `{b}` are both given: give one of them"),
+                [first @ .., last] => {
+                    let first: Vec<String> = first.iter().map(|n| format!("`{n}`")).collect();
+                    write!(
+                        f,
+                        "{} and `{last}` are all given: give one of them",
+                        first.join(", ")
+                    )
+                }
+                [] => f.write_str("give one parameter only"),
+            },
             ParamProblem::EndsBeforeStart {
                 name,
                 end,

@@ -13,9 +13,12 @@ mod download_link;
 mod line_comment;
 pub mod lockdown;
 mod paging;
+mod poll;
 mod raw_upload;
 mod review_context;
+mod triage;
 mod upload;
+mod wait;
 
 use crate::catalog::{Handler, RestRoute};
 use crate::dispatch::ValidatedCall;
@@ -88,7 +91,9 @@ pub fn request(call: &ValidatedCall, route: &RestRoute) -> Result<HttpRequest, S
             Handler::ArtifactList
             | Handler::DownloadLink
             | Handler::LineComment
-            | Handler::ReviewContext,
+            | Handler::ReviewContext
+            | Handler::Triage
+            | Handler::Wait,
         ) => Ok(request::build(call, route)),
     }
 }
@@ -100,6 +105,8 @@ pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
         Some(Handler::DownloadLink) => download_link::run(call, route, gitlab),
         Some(Handler::LineComment) => line_comment::run(call, route, gitlab).await,
         Some(Handler::ReviewContext) => review_context::run(call, route, gitlab).await,
+        Some(Handler::Triage) => triage::run(call, route, gitlab).await,
+        Some(Handler::Wait) => wait::run(call, route, gitlab).await,
         Some(Handler::ArtifactList) => {
             one_request(call, route, gitlab, artifact_list::answer).await
         }

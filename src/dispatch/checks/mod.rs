@@ -6,6 +6,7 @@
 
 mod commit_actions;
 mod line_comment;
+mod one_pipeline;
 
 use super::Arg;
 use super::error::ParamProblem;
@@ -16,5 +17,6 @@ pub fn problems(check: Check, args: &[Arg]) -> Vec<ParamProblem> {
     match check {
         Check::CommitActions => commit_actions::problems(args),
         Check::LineComment => line_comment::problems(args),
+        Check::OnePipeline => one_pipeline::problems(args),
     }
 }
