@@ -1,8 +1,8 @@
 //! `wait`: read a pipeline (https://docs.gitlab.com/api/pipelines/#get-a-single-pipeline)
 //! until it finishes or `timeout_seconds` (300 by default, at most 600)
 //! pass, through `poll.rs`. When the client asked for progress, each read
-//! also lists the pipeline's jobs (its first page of 100) to say how many
-//! finished; otherwise one request per read.
+//! then lists the pipeline's jobs (its first page of 100) to say how many
+//! are over; otherwise one request per read.
 //!
 //! The answer is the pipeline as `get` shows it, after one line: it
 //! finished (and, when it failed, the call that triages it), or it is
@@ -41,17 +41,11 @@ pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
     let count_jobs = gitlab.progress.is_some();
 
     let read = || async {
-        let (pipeline, jobs) = tokio::join!(gitlab.send(&pipeline), async {
-            if count_jobs {
-                gitlab.send(&jobs).await.ok()
-            } else {
-                None
-            }
-        });
-        let pipeline = pipeline?;
+        let pipeline = gitlab.send(&pipeline).await?;
         let status = status(&pipeline);
         let mut line = status.clone();
-        if let Some(jobs) = jobs {
+        // After the pipeline, so the count is no older than the status.
+        if count_jobs && let Ok(jobs) = gitlab.send(&jobs).await {
             line.push_str(&jobs_line(&jobs));
         }
         Ok(Reading {
@@ -81,8 +75,9 @@ pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
         } => {
             let status = status(&value);
             let heading = format!(
-                "Pipeline finished: {status}, after {} s of waiting ({reads} reads).\n",
-                after.as_secs()
+                "Pipeline finished: {status}, after {} s of waiting ({}).\n",
+                after.as_secs(),
+                counted(reads)
             );
             let output = shown(call, &value, &heading, gitlab);
             if status == "failed" {
@@ -103,9 +98,10 @@ pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
             after,
         } => {
             let heading = format!(
-                "Still {} after {} s of waiting ({reads} reads): the time asked for is up, nothing failed.\n",
+                "Still {} after {} s of waiting ({}): the time asked for is up, nothing failed.\n",
                 status(&value),
-                after.as_secs()
+                after.as_secs(),
+                counted(reads)
             );
             shown(call, &value, &heading, gitlab).with_note(&format!("to go on waiting: {again}"))
         }
@@ -118,6 +114,14 @@ pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
             after.as_secs()
         )),
         Waited::Failed(failed) => gitlab.failure(call, &failed),
+    }
+}
+
+/// `1 read`, `3 reads`.
+fn counted(reads: u32) -> String {
+    match reads {
+        1 => "1 read".into(),
+        n => format!("{n} reads"),
     }
 }
 

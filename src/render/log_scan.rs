@@ -312,22 +312,69 @@ pub fn scan(log: &str, limits: Limits) -> Excerpt {
 
 impl Excerpt {
     /// The excerpts as numbered lines (`  1734| error[E0432]: ...`) within
-    /// `budget` bytes: the first hunk gets the room it needs, the second
-    /// what is left. A hunk that does not fit loses the lines farthest
-    /// from its line of interest first (alternately after and before it),
-    /// and the line itself is cut last.
+    /// `budget` bytes. Lines are kept by rank, the hunks taking turns: each
+    /// hunk's line of interest, then the lines nearest it, those after it
+    /// (where an error's details are) twice as near as those before;
+    /// lines stop being kept at the first that does not fit, so each hunk
+    /// stays one unbroken run. When not even the first line of interest
+    /// fits, it is cut.
     pub fn render(&self, budget: usize) -> String {
+        let formatted: Vec<Vec<String>> = self
+            .hunks
+            .iter()
+            .map(|h| h.lines.iter().map(numbered).collect())
+            .collect();
+        let mut ranked: Vec<(usize, usize, usize)> = Vec::new();
+        for (h, hunk) in self.hunks.iter().enumerate() {
+            for (l, line) in hunk.lines.iter().enumerate() {
+                let rank = if line.number >= hunk.at {
+                    line.number - hunk.at
+                } else {
+                    2 * (hunk.at - line.number)
+                };
+                ranked.push((rank, h, l));
+            }
+        }
+        ranked.sort_unstable();
+        let mut keep: Vec<Vec<bool>> = formatted.iter().map(|f| vec![false; f.len()]).collect();
+        let mut used = 0;
+        for (_, h, l) in ranked {
+            let opens_hunk = h > 0 && !keep[h].iter().any(|&k| k);
+            let cost = formatted[h][l].len() + if opens_hunk { GAP.len() } else { 0 };
+            if used + cost > budget {
+                break;
+            }
+            used += cost;
+            keep[h][l] = true;
+        }
         let mut out = String::new();
-        for (i, hunk) in self.hunks.iter().enumerate() {
-            let room = budget.saturating_sub(out.len());
-            if i > 0 {
-                if room < GAP.len() + 2 * MIN_LINE {
-                    break;
-                }
+        for (h, lines) in formatted.iter().enumerate() {
+            if !keep[h].iter().any(|&k| k) {
+                continue;
+            }
+            if h > 0 {
                 out.push_str(GAP);
             }
-            let room = budget.saturating_sub(out.len());
-            render_hunk(&mut out, hunk, room);
+            for (line, kept) in lines.iter().zip(&keep[h]) {
+                if *kept {
+                    out.push_str(line);
+                }
+            }
+        }
+        if out.is_empty()
+            && let Some(hunk) = self.hunks.first()
+            && let Some(line) = hunk.lines.iter().find(|l| l.number == hunk.at)
+        {
+            // Not even the line of interest fits: as much of it as does.
+            let line = numbered(line);
+            let mut end = budget.saturating_sub("…\n".len()).min(line.len());
+            while !line.is_char_boundary(end) {
+                end -= 1;
+            }
+            if end > 0 {
+                out.push_str(&line[..end]);
+                out.push_str("…\n");
+            }
         }
         out
     }
@@ -335,50 +382,6 @@ impl Excerpt {
 
 /// Between two hunks.
 const GAP: &str = "     …\n";
-/// The least room worth giving a second hunk's line.
-const MIN_LINE: usize = 40;
-
-fn render_hunk(out: &mut String, hunk: &Hunk, budget: usize) {
-    let formatted: Vec<String> = hunk.lines.iter().map(numbered).collect();
-    // Rank: the line itself, then alternately the nearest after and before.
-    let rank = |l: &Line| {
-        if l.number >= hunk.at {
-            2 * (l.number - hunk.at)
-        } else {
-            2 * (hunk.at - l.number) + 1
-        }
-    };
-    let mut order: Vec<usize> = (0..hunk.lines.len()).collect();
-    order.sort_by_key(|&i| rank(&hunk.lines[i]));
-    let mut keep = vec![false; hunk.lines.len()];
-    let mut used = 0;
-    for i in order {
-        if used + formatted[i].len() > budget {
-            continue;
-        }
-        used += formatted[i].len();
-        keep[i] = true;
-    }
-    let focus = hunk.lines.iter().position(|l| l.number == hunk.at);
-    if let Some(focus) = focus.filter(|&f| !keep[f]) {
-        // Not even the line of interest fits: as much of it as does.
-        let line = &formatted[focus];
-        let mut end = budget.saturating_sub("…\n".len()).min(line.len());
-        while !line.is_char_boundary(end) {
-            end -= 1;
-        }
-        if end > 0 {
-            out.push_str(&line[..end]);
-            out.push_str("…\n");
-        }
-        return;
-    }
-    for (line, kept) in formatted.iter().zip(keep) {
-        if kept {
-            out.push_str(line);
-        }
-    }
-}
 
 /// `  1734| text`, the text cut at `SHOWN_CHARS`.
 fn numbered(line: &Line) -> String {

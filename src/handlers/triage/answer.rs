@@ -25,7 +25,7 @@ use crate::render::log_scan::{End, Excerpt, Found, Limits};
 use crate::render::untrusted::{self, FRAME_ROOM};
 
 /// The least room worth reading a log for.
-pub const MIN_SHARE: usize = 360;
+pub const MIN_SHARE: usize = 320;
 /// Logs read at most, whatever the room.
 pub const MAX_LOGS: usize = 6;
 /// Characters of a failed test's output shown.
@@ -59,7 +59,7 @@ pub fn plan(triage: &Triage, cap: usize) -> Plan {
     let tests = tests_section(triage.tests, cap / 4);
     let failed = &triage.jobs.failed;
     let tests_gap = usize::from(!tests.is_empty());
-    let fixed = FRAME_ROOM + header.len() + 1 + tests_gap + tests.len();
+    let fixed = FRAME_ROOM + header.len() + tests_gap + tests.len();
     let room = cap.saturating_sub(fixed);
 
     // Headings, within half the room.
@@ -81,10 +81,16 @@ pub fn plan(triage: &Triage, cap: usize) -> Plan {
     // As many logs as get their minimum share, the notes of the others
     // paid for first.
     let readable: Vec<usize> = (0..headed).filter(|&i| !failed[i].trigger).collect();
-    let note = |i: &usize| not_read_note(&failed[*i], cap).len() + 1;
+    let note = |i: &usize| not_read_note(&failed[*i]).len() + 1;
     let mut count = readable.len().min(MAX_LOGS);
     loop {
-        let notes: usize = readable[count..].iter().map(note).sum();
+        let unread = &readable[count..];
+        let intro = if unread.is_empty() {
+            0
+        } else {
+            not_read_intro(cap).len() + 1
+        };
+        let notes: usize = intro + unread.iter().map(note).sum::<usize>();
         if count == 0 || count * MIN_SHARE + notes <= room {
             let share = match count {
                 0 => 0,
@@ -111,7 +117,6 @@ const MORE_LINE: usize = 100;
 pub fn write(triage: &Triage, plan: &Plan, logs: &[Result<Excerpt, String>], cap: usize) -> String {
     let failed = &triage.jobs.failed;
     let mut body = plan.header.clone();
-    body.push('\n');
     for (i, job) in failed.iter().enumerate().take(plan.headed) {
         body.push_str(&heading(job));
         if let Some(at) = plan.read.iter().position(|&r| r == i) {
@@ -136,11 +141,14 @@ pub fn write(triage: &Triage, plan: &Plan, logs: &[Result<Excerpt, String>], cap
         body.push('\n');
         body.push_str(&plan.tests);
     }
-    let notes: String = plan
-        .unread
-        .iter()
-        .map(|&i| format!("\n{}", not_read_note(&failed[i], cap)))
-        .collect();
+    let mut notes = String::new();
+    if !plan.unread.is_empty() {
+        notes = format!("\n{}", not_read_intro(cap));
+        for &i in &plan.unread {
+            notes.push('\n');
+            notes.push_str(&not_read_note(&failed[i]));
+        }
+    }
     // Escaping shows a hidden character as `[U+XXXX]`, longer than it was:
     // measured after it, and cut if GitLab's text grew past the budget.
     let body = untrusted::escape(&body).into_owned();
@@ -153,17 +161,19 @@ pub fn write(triage: &Triage, plan: &Plan, logs: &[Result<Excerpt, String>], cap
     untrusted::frame(&body) + &notes
 }
 
-/// `[job 205's log not read: no room in 4096 bytes; {"action":"job_log",...}]`
-fn not_read_note(job: &FailedJob, cap: usize) -> String {
+/// Before the notes of the logs not read.
+fn not_read_intro(cap: usize) -> String {
+    format!("[logs not read, no room left in {cap} bytes; one call each:]")
+}
+
+/// `[job 205: {"action":"job_log","params":{"project_id":2,"job_id":205}}]`
+fn not_read_note(job: &FailedJob) -> String {
     let project: Value = job
         .project_id()
         .parse::<u64>()
         .map_or_else(|_| json!(job.project_id()), |id| json!(id));
     let call = json!({"action": "job_log", "params": {"project_id": project, "job_id": job.id}});
-    format!(
-        "[job {}'s log not read: no room in {cap} bytes; it is read by {call}]",
-        job.id
-    )
+    format!("[job {}: {call}]", job.id)
 }
 
 /// The pipeline, then the counts, the downstream pipelines read and what

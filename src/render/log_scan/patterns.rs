@@ -169,7 +169,7 @@ mod tests {
                 Some(("job failed", Fallback)),
             ),
             (
-                "error[E0432]: unresolved import `crate::orders::Refund`",
+                "error[E0432]: unresolved import `shop::orders::Refund`",
                 Some(("compiler error", Error)),
             ),
             (

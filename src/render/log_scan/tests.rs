@@ -19,8 +19,8 @@ fn rust_log(before: usize, after: usize) -> String {
     log.push_str("   Compiling thiserror v2.0.0\n");
     log.push_str("\x1b[33mwarning\x1b[0m: unused variable: `total`\n  --> src/cart.rs:9:9\n   |\n9  |     let total = 0;\n   |         ^^^^^ help: prefix it with an underscore: `_total`\n\n");
     log.push_str(&noise(0, before));
-    log.push_str("\x1b[31merror[E0432]\x1b[0m: unresolved import `crate::orders::Refund`\n");
-    log.push_str(" --> src/main.rs:3:5\n  |\n3 | use crate::orders::Refund;\n  |     ^^^^^^^^^^^^^^^^^^^^^ no `Refund` in `orders`\n\n");
+    log.push_str("\x1b[31merror[E0432]\x1b[0m: unresolved import `shop::orders::Refund`\n");
+    log.push_str(" --> src/main.rs:3:5\n  |\n3 | use shop::orders::Refund;\n  |     ^^^^^^^^^^^^^^^^^^^^^ no `Refund` in `orders`\n\n");
     log.push_str("error: could not compile `shop` (bin \"shop\") due to 1 previous error\n");
     log.push_str("section_end:1772443800:step_script\r\x1b[0K\n");
     log.push_str(
@@ -55,7 +55,7 @@ fn the_error_in_the_middle_is_found_with_its_location_line_and_reading_stops() {
             .find(|l| l.number == first.at)
             .unwrap()
             .text,
-        "error[E0432]: unresolved import `crate::orders::Refund`"
+        "error[E0432]: unresolved import `shop::orders::Refund`"
     );
     // The error's line in the raw log: the script header, the command, the
     // thiserror line, six warning lines, then the noise.
@@ -205,7 +205,7 @@ fn rendering_keeps_the_error_line_first_and_the_nearest_context() {
     let small = excerpt.render(200);
     assert!(small.len() <= 200, "{}", small.len());
     assert!(
-        small.contains("| error[E0432]: unresolved import `crate::orders::Refund`\n"),
+        small.contains("| error[E0432]: unresolved import `shop::orders::Refund`\n"),
         "{small}"
     );
     assert!(small.contains("|  --> src/main.rs:3:5\n"), "{small}");

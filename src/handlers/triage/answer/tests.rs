@@ -44,7 +44,7 @@ fn excerpt(id: u64) -> Excerpt {
     let mut log: String = (0..500)
         .map(|i| format!("   Compiling crate_{i} v1.0.{i}\n"))
         .collect();
-    log.push_str(&format!("error[E0432]: unresolved import `crate::job_{id}`\n --> src/job_{id}.rs:3:5\n  |\n3 | use crate::job_{id};\n  |     ^^^^^^^^^^ no `job_{id}` in the root\n"));
+    log.push_str(&format!("error[E0432]: unresolved import `shop::job_{id}`\n --> src/job_{id}.rs:3:5\n  |\n3 | use shop::job_{id};\n  |     ^^^^^^^^^^ no `job_{id}` in `shop`\n"));
     log.push_str(&"   Finished nothing\n".repeat(20));
     scan(&log, Limits::default())
 }
@@ -91,7 +91,7 @@ fn two_failed_jobs_share_the_room_and_both_are_read() {
     for id in [1, 2] {
         assert!(
             text.contains(&format!(
-                "| error[E0432]: unresolved import `crate::job_{id}`"
+                "| error[E0432]: unresolved import `shop::job_{id}`"
             )),
             "{text}"
         );

@@ -1,0 +1,189 @@
+//! `gitlab_pipeline wait` end to end: progress notifications while the
+//! seed's pipeline 2003 runs (it finishes on its third read), a timeout
+//! answered with the last status and the call to go on, a cancel that
+//! stops the polling (the fake's request count stops growing), a failed
+//! pipeline pointing to `triage`. The reads come 2 s, then 3 s apart (the
+//! schedule in `src/handlers/poll.rs`), so each test takes a few seconds.
+
+use crate::common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{Harness, Lifecycle};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, ClientRequest, NumberOrString,
+    ProgressNotificationParam, ProgressToken, RequestMetaObject,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions};
+use rmcp::{ClientHandler, RoleClient};
+use serde_json::{Value, json};
+
+#[derive(Clone, Default)]
+struct Watcher {
+    seen: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+impl ClientHandler for Watcher {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.seen.lock().unwrap().push(params);
+    }
+}
+
+fn wait(params: Value) -> CallToolRequestParams {
+    let Value::Object(map) = json!({"action": "wait", "params": params}) else {
+        unreachable!()
+    };
+    CallToolRequestParams::new("gitlab_pipeline".to_string()).with_arguments(map)
+}
+
+fn text(result: &rmcp::model::CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+/// How many times the fake was asked for this path (any query).
+fn reads<C: ClientHandler>(h: &Harness<C>, path: &str) -> usize {
+    h.requests().iter().filter(|r| r.raw_path == path).count()
+}
+
+#[tokio::test]
+async fn progress_is_reported_until_the_pipeline_finishes() {
+    for lifecycle in common::BOTH {
+        let watcher = Watcher::default();
+        let h = Harness::start_client(watcher.clone(), lifecycle, &[]).await;
+        let mut params = wait(json!({"project_id": 2, "pipeline_id": 2003, "timeout_seconds": 60}));
+        let mut meta = RequestMetaObject::new();
+        meta.set_progress_token(ProgressToken(NumberOrString::Number(9)));
+        params.meta = Some(meta);
+        let result = h.client.call_tool(params).await.unwrap();
+        let answer = text(&result);
+        assert_ne!(result.is_error, Some(true), "{answer}");
+        assert!(
+            answer.starts_with("Pipeline finished: success, after 5 s of waiting (3 reads).\n⟦\n"),
+            "{answer}"
+        );
+        assert!(answer.contains("\"status\":\"success\""), "{answer}");
+        assert_eq!(reads(&h, "/api/v4/projects/2/pipelines/2003"), 3);
+
+        let seen = watcher.seen.lock().unwrap().clone();
+        let messages: Vec<&str> = seen.iter().filter_map(|p| p.message.as_deref()).collect();
+        assert_eq!(messages.len(), 3, "{messages:?} ({lifecycle:?})");
+        for (message, status) in messages.iter().zip(["running", "running", "success"]) {
+            assert!(message.starts_with(&format!("{status}, ")), "{message}");
+            assert!(message.ends_with(" of 2 jobs over"), "{message}");
+        }
+        assert_eq!(messages[2], "success, 2 of 2 jobs over");
+        let progress: Vec<f64> = seen.iter().map(|p| p.progress).collect();
+        assert!(progress.windows(2).all(|w| w[0] < w[1]), "{progress:?}");
+        assert!(seen.iter().all(|p| p.total == Some(60.0)), "{seen:?}");
+        h.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn a_timeout_answers_the_last_status_and_the_call_to_go_on() {
+    let h = Harness::start(Lifecycle::Initialize).await;
+    // The seed's pipeline 1003 runs for ever.
+    let out = h
+        .call(
+            "gitlab_pipeline",
+            json!({"action": "wait", "params": {"project_id": 1, "pipeline_id": 1003, "timeout_seconds": 3}}),
+        )
+        .await;
+    assert!(!out.is_error, "a timeout is no error: {}", out.text);
+    assert!(
+        out.text.starts_with(
+            "Still running after 3 s of waiting (3 reads): the time asked for is up, nothing failed.\n⟦\n"
+        ),
+        "{}",
+        out.text
+    );
+    assert!(out.text.contains("\"id\":1003"), "{}", out.text);
+    assert!(
+        out.text.ends_with(
+            "\n[to go on waiting: {\"action\":\"wait\",\"params\":{\"project_id\":\"1\",\"pipeline_id\":1003,\"timeout_seconds\":3}}]"
+        ),
+        "{}",
+        out.text
+    );
+    // Reads at 0, 2 and 3 s (the limit).
+    assert_eq!(reads(&h, "/api/v4/projects/1/pipelines/1003"), 3);
+    h.stop().await;
+}
+
+#[tokio::test]
+async fn a_cancelled_wait_stops_polling() {
+    let h = Harness::start(Lifecycle::Initialize).await;
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(wait(
+        json!({"project_id": 1, "pipeline_id": 1003, "timeout_seconds": 60}),
+    )));
+    let handle = h
+        .client
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    // Reads at 0 and 2 s; the next would be at 5 s.
+    tokio::time::sleep(Duration::from_millis(3_000)).await;
+    let before = h.requests().len();
+    assert_eq!(reads(&h, "/api/v4/projects/1/pipelines/1003"), 2);
+    handle
+        .cancel(Some("the agent moved on".into()))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(4_500)).await;
+    assert_eq!(h.requests().len(), before, "no read after the cancel");
+    // The session goes on.
+    h.ok(
+        "gitlab_pipeline",
+        json!({"action": "get", "params": {"project_id": 1, "pipeline_id": 1003}}),
+    )
+    .await;
+    h.stop().await;
+}
+
+#[tokio::test]
+async fn a_failed_pipeline_ends_the_wait_and_points_to_triage() {
+    let h = Harness::start(Lifecycle::Initialize).await;
+    let out = h
+        .ok(
+            "gitlab_pipeline",
+            json!({"action": "wait", "params": {"project_id": "acme/website", "pipeline_id": 2001}}),
+        )
+        .await;
+    assert!(
+        out.starts_with("Pipeline finished: failed, after 0 s of waiting (1 read).\n⟦\n"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with(
+            "\n[why it failed: {\"action\":\"triage\",\"params\":{\"project_id\":\"acme/website\",\"pipeline_id\":2001}}]"
+        ),
+        "{out}"
+    );
+    h.stop().await;
+}
+
+#[tokio::test]
+async fn a_pipeline_that_does_not_exist_is_an_error_at_once() {
+    let h = Harness::start(Lifecycle::Initialize).await;
+    let out = h
+        .err(
+            "gitlab_pipeline",
+            json!({"action": "wait", "params": {"project_id": 1, "pipeline_id": 999}}),
+        )
+        .await;
+    assert!(
+        out.contains("Use action `list` (filters: ref, status)"),
+        "{out}"
+    );
+    assert_eq!(reads(&h, "/api/v4/projects/1/pipelines/999"), 1);
+    h.stop().await;
+}
