@@ -1,13 +1,16 @@
 //! A job log read as it streams, for the lines that say why the job
 //! failed: not its tail, where the runner's cleanup output often hides the
-//! error, but the first real error line (`patterns.rs`) with a few lines
-//! of context on each side, and the next error after it.
+//! error, but the first error line (`patterns.rs`) with a few lines of
+//! context on each side. A line that only marks a failure (a test's
+//! `FAILED`, Jest's `FAIL` file, a non-zero exit) is kept too, and the
+//! scanner reads on, a bounded number of lines, for the error line that
+//! explains it (the panic, the assertion): a second excerpt.
 //!
 //! The scanner takes the log chunk by chunk and holds little: a small ring
 //! of the lines before, the lines of at most two excerpts, and the partial
 //! line a chunk ended in (itself bounded). Once it has the excerpts, or has
-//! looked a bounded number of lines past the first one, or has read its
-//! byte cap, it says it wants no more, so the reader can stop the download.
+//! looked its bounded number of lines past a marker, or has read its byte
+//! cap, it says it wants no more, so the reader can stop the download.
 //! Each line is cleaned as a terminal shows it (`terminal.rs`: colours,
 //! erases and GitLab's `section_start`/`section_end` markers gone); line
 //! numbers are those of the raw log, as `job_log`'s `lines` counts them.
@@ -28,7 +31,9 @@ pub struct Limits {
     pub before: usize,
     /// Lines of context kept after it.
     pub after: usize,
-    /// Lines read past the first excerpt looking for a second error.
+    /// Lines read past a first excerpt that only marks a failure (a
+    /// `FAILED` test, a non-zero exit), looking for the error line that
+    /// explains it.
     pub lookahead: usize,
     /// The most bytes of the log read.
     pub max_bytes: usize,
@@ -52,7 +57,7 @@ const LINE_CHARS: usize = 400;
 const PENDING_MAX: usize = 64 * 1024;
 /// Lines kept of the end of a log with no error line.
 const TAIL: usize = 12;
-/// Excerpts kept: the first error and the next one.
+/// Excerpts kept: a marker of a failure and the error line after it.
 const MAX_HUNKS: usize = 2;
 /// Characters shown of one line in an answer.
 const SHOWN_CHARS: usize = 200;
@@ -125,6 +130,8 @@ pub struct Scanner {
     line_no: usize,
     bytes: usize,
     hunks: Vec<Hunk>,
+    /// An excerpt holds an error line (not only a marker of one).
+    explained: bool,
     job_failed: Option<Hunk>,
     state: State,
 }
@@ -138,6 +145,7 @@ impl Scanner {
             line_no: 0,
             bytes: 0,
             hunks: Vec::new(),
+            explained: false,
             job_failed: None,
             state: State::Searching,
         }
@@ -228,7 +236,15 @@ impl Scanner {
             text,
         };
         self.state = match (self.state, tier) {
-            (State::Searching | State::LookingAhead { .. }, Some((Tier::Error, what))) => {
+            (State::Searching, Some((tier @ (Tier::Error | Tier::Marker), what))) => {
+                self.explained = tier == Tier::Error;
+                self.open(&line, what);
+                State::Collecting {
+                    left: self.limits.after,
+                }
+            }
+            (State::LookingAhead { .. }, Some((Tier::Error, what))) => {
+                self.explained = true;
                 self.open(&line, what);
                 State::Collecting {
                     left: self.limits.after,
@@ -264,7 +280,7 @@ impl Scanner {
     fn after_context(&self, left: usize) -> State {
         if left > 0 {
             State::Collecting { left }
-        } else if self.hunks.len() >= MAX_HUNKS {
+        } else if self.explained || self.hunks.len() >= MAX_HUNKS {
             State::Done(End::Enough)
         } else {
             State::LookingAhead {

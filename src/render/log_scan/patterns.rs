@@ -9,8 +9,12 @@
 /// How much a matching line says about why the job failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tier {
-    /// The failure itself: a compiler error, a failed assertion, a panic.
+    /// What went wrong: a compiler error, a failed assertion, a panic, an
+    /// exception.
     Error,
+    /// Only that something failed (a test's `FAILED`, a `FAIL` file, a
+    /// non-zero exit): the details usually come later in the log.
+    Marker,
     /// Only that the job failed (the runner's last line): shown when no
     /// line of the log says more.
     Fallback,
@@ -41,77 +45,68 @@ pub struct Pattern {
     rule: Rule,
 }
 
-const fn row(name: &'static str, tier: Tier, rule: Rule) -> Pattern {
-    Pattern { name, tier, rule }
+const fn error(name: &'static str, rule: Rule) -> Pattern {
+    Pattern {
+        name,
+        tier: Tier::Error,
+        rule,
+    }
 }
+
+const fn marker(name: &'static str, rule: Rule) -> Pattern {
+    Pattern {
+        name,
+        tier: Tier::Marker,
+        rule,
+    }
+}
+
+use Rule::{Holds, HoldsBoth, NonZero, Starts, WordEnding};
 
 /// Every kind of line, tried in order: the runner's own failure line
 /// before the generic `ERROR:`.
 pub const PATTERNS: &[Pattern] = &[
-    row(
-        "job failed",
-        Tier::Fallback,
-        Rule::Starts("ERROR: Job failed"),
-    ),
+    Pattern {
+        name: "job failed",
+        tier: Tier::Fallback,
+        rule: Starts("ERROR: Job failed"),
+    },
     // rustc and cargo: `error[E0432]: ...`, `error: could not compile`.
-    row("compiler error", Tier::Error, Rule::Starts("error[E")),
-    row("compiler error", Tier::Error, Rule::Starts("error:")),
+    error("compiler error", Starts("error[E")),
+    error("compiler error", Starts("error:")),
     // gcc, clang, javac, tsc: `src/x.c:3:5: error: ...`, `a.ts(3,5): error TS2322: ...`.
-    row("compiler error", Tier::Error, Rule::Holds(": error: ")),
-    row("compiler error", Tier::Error, Rule::Holds("): error TS")),
-    row(
-        "panic",
-        Tier::Error,
-        Rule::HoldsBoth("thread '", "' panicked at"),
-    ),
-    row("panic", Tier::Error, Rule::Starts("panic: ")),
-    row("failed test", Tier::Error, Rule::Holds(" ... FAILED")),
-    row("failed test", Tier::Error, Rule::Starts("--- FAIL: ")),
-    row("failed test", Tier::Error, Rule::Starts("FAILED ")),
-    row("failed test", Tier::Error, Rule::Starts("FAIL ")),
-    // Jest's failure titles (`● describe › test`), not its `● Console` blocks.
-    row("failed test", Tier::Error, Rule::HoldsBoth("● ", " › ")),
-    row(
-        "failed assertion",
-        Tier::Error,
-        Rule::Holds("AssertionError"),
-    ),
-    row(
-        "failed assertion",
-        Tier::Error,
-        Rule::Starts("assertion failed"),
-    ),
-    row(
-        "traceback",
-        Tier::Error,
-        Rule::Starts("Traceback (most recent call last):"),
-    ),
-    row("exception", Tier::Error, Rule::WordEnding("Error")),
-    row("exception", Tier::Error, Rule::WordEnding("Exception")),
-    row("error", Tier::Error, Rule::Starts("Error:")),
-    row("error", Tier::Error, Rule::Starts("ERROR:")),
-    row("error", Tier::Error, Rule::Starts("fatal:")),
-    row("error", Tier::Error, Rule::Starts("FATAL:")),
-    row("npm error", Tier::Error, Rule::Starts("npm ERR!")),
-    row("npm error", Tier::Error, Rule::Starts("npm error ")),
-    row(
-        "make error",
-        Tier::Error,
-        Rule::HoldsBoth("*** [", "] Error "),
-    ),
-    row("non-zero exit", Tier::Error, Rule::NonZero("exit code ")),
-    row("non-zero exit", Tier::Error, Rule::NonZero("exit status ")),
-    row(
-        "non-zero exit",
-        Tier::Error,
-        Rule::NonZero("exited with code "),
-    ),
+    error("compiler error", Holds(": error: ")),
+    error("compiler error", Holds("): error TS")),
+    error("panic", HoldsBoth("thread '", "' panicked at")),
+    error("panic", Starts("panic: ")),
+    marker("failed test", Holds(" ... FAILED")),
+    marker("failed test", Starts("--- FAIL: ")),
+    marker("failed test", Starts("FAILED ")),
+    marker("failed test", Starts("FAIL ")),
+    marker("failed test", Starts("✕ ")),
+    // Jest's failure details (`● describe › test`), not its `● Console`.
+    error("failed test", HoldsBoth("● ", " › ")),
+    error("failed assertion", Holds("AssertionError")),
+    error("failed assertion", Starts("assertion failed")),
+    error("traceback", Starts("Traceback (most recent call last):")),
+    error("exception", WordEnding("Error")),
+    error("exception", WordEnding("Exception")),
+    error("error", Starts("Error:")),
+    error("error", Starts("ERROR:")),
+    error("error", Starts("fatal:")),
+    error("error", Starts("FATAL:")),
+    marker("npm error", Starts("npm ERR!")),
+    marker("npm error", Starts("npm error ")),
+    marker("make error", HoldsBoth("*** [", "] Error ")),
+    marker("non-zero exit", NonZero("exit code ")),
+    marker("non-zero exit", NonZero("exit status ")),
+    marker("non-zero exit", NonZero("exited with code ")),
 ];
 
 /// Lines a row would take that say nothing about why the job failed: the
 /// runner's artifact uploader when a path matched no file (the job had
 /// already failed, or it would not upload "on failure").
-const NOT_ERRORS: &[Rule] = &[Rule::Starts("ERROR: No files to upload")];
+const NOT_ERRORS: &[Rule] = &[Starts("ERROR: No files to upload")];
 
 /// The first row `line` matches, if any.
 pub fn matching(line: &str) -> Option<&'static Pattern> {
@@ -162,7 +157,7 @@ mod tests {
 
     #[test]
     fn every_row_finds_its_line() {
-        use Tier::{Error, Fallback};
+        use Tier::{Error, Fallback, Marker};
         check(&[
             (
                 "ERROR: Job failed: exit code 1",
@@ -194,17 +189,24 @@ mod tests {
             ),
             (
                 "test orders::tests::refund_rounds_half_even ... FAILED",
-                Some(("failed test", Error)),
+                Some(("failed test", Marker)),
             ),
-            ("--- FAIL: TestRefund (0.00s)", Some(("failed test", Error))),
+            (
+                "--- FAIL: TestRefund (0.00s)",
+                Some(("failed test", Marker)),
+            ),
             (
                 "FAILED tests/test_orders.py::test_refund - assert 1049 == 1050",
-                Some(("failed test", Error)),
+                Some(("failed test", Marker)),
             ),
-            (" FAIL  src/x.test.ts", Some(("failed test", Error))),
+            (" FAIL  src/x.test.ts", Some(("failed test", Marker))),
             (
                 "  ● checkout › applies free shipping after the discount",
                 Some(("failed test", Error)),
+            ),
+            (
+                "      ✕ applies free shipping after the discount (3 ms)",
+                Some(("failed test", Marker)),
             ),
             (
                 "E       AssertionError: assert 1049 == 1050",
@@ -238,19 +240,19 @@ mod tests {
                 "fatal: couldn't find remote ref feature/x",
                 Some(("error", Error)),
             ),
-            ("npm ERR! code ELIFECYCLE", Some(("npm error", Error))),
-            ("npm error code 1", Some(("npm error", Error))),
+            ("npm ERR! code ELIFECYCLE", Some(("npm error", Marker))),
+            ("npm error code 1", Some(("npm error", Marker))),
             (
                 "make: *** [Makefile:12: test] Error 2",
-                Some(("make error", Error)),
+                Some(("make error", Marker)),
             ),
             (
                 "error Command failed with exit code 1.",
-                Some(("non-zero exit", Error)),
+                Some(("non-zero exit", Marker)),
             ),
             (
                 "Process exited with code 137",
-                Some(("non-zero exit", Error)),
+                Some(("non-zero exit", Marker)),
             ),
         ]);
     }

@@ -64,11 +64,10 @@ fn the_error_in_the_middle_is_found_with_its_location_line_and_reading_stops() {
     assert!(lines.contains(&" --> src/main.rs:3:5"), "{lines:#?}");
     assert_eq!(lines[0], "   Compiling crate_1496 v0.1.1496");
     assert_eq!(lines.len(), 4 + 1 + 10);
-    // No second error within the look-ahead (the runner's last line is
-    // not one): reading stopped 2,000 lines past the excerpt.
+    // An error line explains itself: reading stopped after its context.
     assert_eq!(excerpt.hunks.len(), 1);
     assert_eq!(excerpt.end, End::Enough);
-    assert_eq!(excerpt.lines_read, first.at + 10 + 2_000);
+    assert_eq!(excerpt.lines_read, first.at + 10);
     assert!(
         excerpt.bytes_read < log.len() / 2,
         "{} of {}",
@@ -78,7 +77,7 @@ fn the_error_in_the_middle_is_found_with_its_location_line_and_reading_stops() {
 }
 
 #[test]
-fn the_next_error_after_the_first_is_a_second_excerpt() {
+fn a_failure_marker_is_followed_to_the_error_that_explains_it() {
     let mut log = String::from("running 40 tests\n");
     log.push_str("test orders::tests::refund_rounds_half_even ... FAILED\n");
     for i in 0..30 {
@@ -106,6 +105,15 @@ fn the_next_error_after_the_first_is_a_second_excerpt() {
         shown.contains("ok\n     …\n"),
         "the two excerpts are apart: {shown}"
     );
+
+    // Without an error line within the look-ahead, the marker alone.
+    let mut log = String::from("test orders::tests::refund ... FAILED\n");
+    log.push_str(&noise(0, 3_000));
+    log.push_str("thread 'orders::tests::refund' panicked at src/orders.rs:88:9:\n");
+    let excerpt = scan(&log, Limits::default());
+    assert_eq!(excerpt.hunks.len(), 1);
+    assert_eq!(excerpt.end, End::Enough);
+    assert_eq!(excerpt.lines_read, 1 + 10 + 2_000);
 }
 
 #[test]
