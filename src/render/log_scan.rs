@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 use std::fmt::Write as _;
 
 use super::terminal::clean_line;
-use patterns::Tier;
+pub use patterns::Tier;
 
 /// How much the scanner keeps and reads.
 #[derive(Debug, Clone, Copy)]
@@ -77,6 +77,7 @@ pub struct Hunk {
     pub at: usize,
     /// What that line is (`compiler error`, `panic`...).
     pub what: &'static str,
+    pub tier: Tier,
 }
 
 /// What the excerpts are around.
@@ -198,6 +199,7 @@ impl Scanner {
                 Some(last) => vec![Hunk {
                     at: last.number,
                     what: "end of the log read",
+                    tier: Tier::Fallback,
                     lines,
                 }],
                 None => Vec::new(),
@@ -238,20 +240,20 @@ impl Scanner {
         self.state = match (self.state, tier) {
             (State::Searching, Some((tier @ (Tier::Error | Tier::Marker), what))) => {
                 self.explained = tier == Tier::Error;
-                self.open(&line, what);
+                self.open(&line, what, tier);
                 State::Collecting {
                     left: self.limits.after,
                 }
             }
             (State::LookingAhead { .. }, Some((Tier::Error, what))) => {
                 self.explained = true;
-                self.open(&line, what);
+                self.open(&line, what, Tier::Error);
                 State::Collecting {
                     left: self.limits.after,
                 }
             }
             (State::Searching, Some((Tier::Fallback, what))) if self.job_failed.is_none() => {
-                self.job_failed = Some(self.hunk_from_ring(&line, what));
+                self.job_failed = Some(self.hunk_from_ring(&line, what, Tier::Fallback));
                 State::Searching
             }
             (State::Collecting { left }, _) => {
@@ -289,14 +291,14 @@ impl Scanner {
         }
     }
 
-    fn open(&mut self, line: &Line, what: &'static str) {
-        let hunk = self.hunk_from_ring(line, what);
+    fn open(&mut self, line: &Line, what: &'static str, tier: Tier) {
+        let hunk = self.hunk_from_ring(line, what, tier);
         self.hunks.push(hunk);
     }
 
     /// A hunk of `line` and the ring's last lines before it (none already
     /// in an earlier hunk).
-    fn hunk_from_ring(&self, line: &Line, what: &'static str) -> Hunk {
+    fn hunk_from_ring(&self, line: &Line, what: &'static str, tier: Tier) -> Hunk {
         let shown_up_to = self
             .hunks
             .last()
@@ -315,6 +317,7 @@ impl Scanner {
             lines,
             at: line.number,
             what,
+            tier,
         }
     }
 }
@@ -330,7 +333,8 @@ impl Excerpt {
     /// The excerpts as numbered lines (`  1734| error[E0432]: ...`) within
     /// `budget` bytes. Lines are kept by rank, the hunks taking turns: each
     /// hunk's line of interest, then the lines nearest it, those after it
-    /// (where an error's details are) twice as near as those before;
+    /// (where an error's details are) twice as near as those before, a
+    /// marker's three times farther than the error that explains it;
     /// lines stop being kept at the first that does not fit, so each hunk
     /// stays one unbroken run. When not even the first line of interest
     /// fits, it is cut.
@@ -340,14 +344,22 @@ impl Excerpt {
             .iter()
             .map(|h| h.lines.iter().map(numbered).collect())
             .collect();
+        // A marker's context says less than the error that explains it.
+        let explained = self.hunks.iter().any(|h| h.tier == Tier::Error);
         let mut ranked: Vec<(usize, usize, usize)> = Vec::new();
         for (h, hunk) in self.hunks.iter().enumerate() {
+            let weight = if explained && hunk.tier == Tier::Marker {
+                3
+            } else {
+                1
+            };
             for (l, line) in hunk.lines.iter().enumerate() {
-                let rank = if line.number >= hunk.at {
-                    line.number - hunk.at
-                } else {
-                    2 * (hunk.at - line.number)
-                };
+                let rank = weight
+                    * if line.number >= hunk.at {
+                        line.number - hunk.at
+                    } else {
+                        2 * (hunk.at - line.number)
+                    };
                 ranked.push((rank, h, l));
             }
         }

@@ -300,10 +300,13 @@ fn tests_section(tests: &Tests, room: usize) -> String {
             .filter(|l| !l.is_empty())
             .collect();
         let (output, _) = cut_chars(&output.join(" · "), OUTPUT_CHARS);
-        let line = format!(
-            "- {} ({}, suite {}): {output}\n",
-            case.name, case.classname, case.suite
-        );
+        // jest-junit names a case by its class name: said once.
+        let class = if case.classname.is_empty() || case.classname == case.name {
+            String::new()
+        } else {
+            format!("{}, ", case.classname)
+        };
+        let line = format!("- {} ({class}suite {}): {output}\n", case.name, case.suite);
         if out.len() + line.len() + MORE_TESTS > room {
             break;
         }
