@@ -141,12 +141,12 @@ mod tests {
     /// When each read happened (seconds after the start), and a read that
     /// answers `answers` in turn (`Err(status, retry_after)` for a failure),
     /// then done.
+    /// One read's result, at once.
+    type Read = std::future::Ready<Result<Reading<usize>, Failed>>;
+
     fn reader(
         answers: Vec<Result<bool, (u16, Option<u64>)>>,
-    ) -> (
-        Arc<Mutex<Vec<f64>>>,
-        impl FnMut() -> std::future::Ready<Result<Reading<usize>, Failed>>,
-    ) {
+    ) -> (Arc<Mutex<Vec<f64>>>, impl FnMut() -> Read) {
         let times = Arc::new(Mutex::new(Vec::new()));
         let start = Instant::now();
         let seen = times.clone();
