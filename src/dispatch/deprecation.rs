@@ -40,8 +40,8 @@ pub fn used(
     let mut problems = Vec::new();
     for spec in args.iter().map(|a| a.spec).filter(|s| s.deprecated) {
         match spec.replaced_by.filter(|current| given(current)) {
-            Some(current) => problems.push(ParamProblem::SeveralGiven {
-                names: vec![spec.name, current],
+            Some(current) => problems.push(ParamProblem::BothGiven {
+                names: [spec.name, current],
             }),
             None => used.push(Deprecated {
                 name: spec.name,

@@ -113,9 +113,11 @@ pub enum ParamProblem {
         name: &'static str,
         element: &'static str,
     },
-    /// Parameters of which at most one may be given: these were.
-    SeveralGiven {
-        names: Vec<&'static str>,
+    /// Two parameters of which exactly one must be given: both were, or
+    /// neither.
+    /// Two parameters of which at most one may be given.
+    BothGiven {
+        names: [&'static str; 2],
     },
     /// The end of a range before its start.
     EndsBeforeStart {
@@ -174,7 +176,7 @@ impl ParamProblem {
             | ParamProblem::OutOfRange { name, .. }
             | ParamProblem::Empty { name, .. }
             | ParamProblem::EndsBeforeStart { name, .. } => Some(name),
-            ParamProblem::SeveralGiven { .. } => None,
+            ParamProblem::BothGiven { .. } => None,
             ParamProblem::Item { param, .. } => Some(param),
         }
     }
@@ -296,18 +298,9 @@ impl fmt::Display for ParamProblem {
             ParamProblem::Empty { name, element } => {
                 write!(f, "`{name}` is empty: give at least one {element}")
             }
-            ParamProblem::SeveralGiven { names } => match names.as_slice() {
-                [a, b] => write!(f, "`{a}` and `{b}` are both given: give one of them"),
-                [first @ .., last] => {
-                    let first: Vec<String> = first.iter().map(|n| format!("`{n}`")).collect();
-                    write!(
-                        f,
-                        "{} and `{last}` are all given: give one of them",
-                        first.join(", ")
-                    )
-                }
-                [] => f.write_str("give one parameter only"),
-            },
+            ParamProblem::BothGiven { names: [a, b] } => {
+                write!(f, "`{a}` and `{b}` are both given: give one of them")
+            }
             ParamProblem::EndsBeforeStart {
                 name,
                 end,

@@ -13,7 +13,7 @@ mod download_link;
 mod line_comment;
 pub mod lockdown;
 mod paging;
-mod poll;
+pub mod poll;
 mod raw_upload;
 mod review_context;
 mod triage;

@@ -1,312 +1,160 @@
-//! Waiting for something in GitLab to finish, by reading it again and
-//! again: a generic loop for any action that waits (a pipeline, a merge).
+//! Waiting for GitLab: read a state again and again until a closure says
+//! it is final, for the actions that wait (`gitlab_merge_request
+//! wait_merge`, `gitlab_pipeline wait`). Generic and self-contained: it
+//! knows nothing of what is read, only the rules every wait follows.
 //!
-//! The caller gives a read (a closure: one look at the thing, saying
-//! whether it is done, a line on how it stands, and what it read), a time
-//! limit and a schedule. The loop reads at once, then after growing
-//! intervals (2 s, ×1.5, at most 30 s by default), and reports each line
-//! as progress (elapsed seconds of the limit, which only grows, as MCP
-//! wants). A read GitLab throttles or cannot serve for now (429, 502,
-//! 503, 504, after the client's own retries) is not the end: the next
-//! read waits at least its `Retry-After`. Any other failure ends the wait.
-//! At the limit, one last read, then the last thing read is the answer.
-//!
-//! Cancelling is dropping the future (rmcp does on `notifications/cancelled`):
-//! the loop holds nothing that needs closing, and no read starts after.
-//! The clock is tokio's, so tests run it paused.
+//! - **Backoff.** The second read comes `Schedule::first` after the first,
+//!   then each wait doubles, up to `Schedule::max`, so a state that
+//!   changes soon is seen soon and a long wait costs GitLab little.
+//! - **`Retry-After`.** A read GitLab refused for now (429, 502, 503, 504,
+//!   or a network failure, after the client's own retries) does not end
+//!   the wait: the next read comes no sooner than GitLab's `Retry-After`
+//!   (or `RateLimit-Reset`) says. Any other failure ends it.
+//! - **Progress.** After each read, one progress report: the seconds
+//!   waited of the timeout, and the closure's line (its status, how far it
+//!   got). `Gitlab::progress` sends nothing when the client gave no token.
+//! - **Timeout.** The last read is at the deadline; then the wait ends with
+//!   the last line, and `timed_out` answers it as a result, not an error,
+//!   with the same call to go on waiting.
+//! - **Cancellation.** Nothing to do here: a client's
+//!   `notifications/cancelled` drops the call's future (`mcp/`), and with
+//!   it this loop, between two reads or during one.
 
+use std::future::Future;
 use std::time::Duration;
 
+use serde_json::{Map, Value};
 use tokio::time::Instant;
 
+use crate::dispatch::ValidatedCall;
 use crate::gitlab::{Failed, GitLabError};
+use crate::render::{Output, untrusted};
 
-/// How long to wait between reads.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Schedule {
-    pub first: Duration,
-    pub factor: f64,
-    pub most: Duration,
+/// What one read of the state says.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Check<T> {
+    /// The state is final: the wait is over.
+    Done(T),
+    /// Not yet: one line on where it stands (status, finished jobs...).
+    Waiting(String),
 }
 
-impl Default for Schedule {
-    fn default() -> Self {
-        Schedule {
-            first: Duration::from_secs(2),
-            factor: 1.5,
-            most: Duration::from_secs(30),
-        }
-    }
-}
-
-/// One look at what is awaited.
-#[derive(Debug)]
-pub struct Reading<T> {
-    pub done: bool,
-    /// How it stands, in a few words (a progress notification's message).
-    pub line: String,
-    pub value: T,
-}
-
-/// How the wait ended.
+/// How a wait ended.
 #[derive(Debug)]
 pub enum Waited<T> {
-    Done {
-        value: T,
-        reads: u32,
-        after: Duration,
-    },
-    /// The limit came first: the last thing read (none when every read
-    /// was throttled).
+    Done(T),
+    /// The time ran out; the last line a read gave.
     TimedOut {
-        last: Option<T>,
-        reads: u32,
-        after: Duration,
+        last: String,
     },
+    /// A read failed in a way waiting does not cure.
     Failed(Failed),
 }
 
-/// Read until done or `limit`; `progress(elapsed, limit, line)` after each
-/// successful read.
-pub async fn until_done<T, F, Fut>(
-    limit: Duration,
+/// When to read: `first` after the first read, doubling up to `max`, for
+/// at most `timeout` in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Schedule {
+    pub first: Duration,
+    pub max: Duration,
+    pub timeout: Duration,
+}
+
+impl Schedule {
+    /// The waits' schedule: reads at 0, 1, 3, 7, 15 s, then every 15 s.
+    pub fn new(timeout: Duration) -> Self {
+        Schedule {
+            first: Duration::from_secs(1),
+            max: Duration::from_secs(15),
+            timeout,
+        }
+    }
+
+    /// From a call's `timeout_seconds` (the catalog bounds it), or `default`.
+    pub fn for_call(call: &ValidatedCall, default: Duration) -> Self {
+        let timeout = call
+            .arg("timeout_seconds")
+            .and_then(Value::as_u64)
+            .map_or(default, Duration::from_secs);
+        Schedule::new(timeout)
+    }
+}
+
+/// Read with `read` until it says `Done`, the time runs out, or a read
+/// fails for good. `report(done, total, line)` hears of each read: the
+/// seconds waited of the timeout's.
+pub async fn until<T, F, Fut>(
     schedule: Schedule,
-    progress: impl Fn(f64, f64, &str),
+    report: impl Fn(f64, Option<f64>, &str),
     mut read: F,
 ) -> Waited<T>
 where
     F: FnMut() -> Fut,
-    Fut: Future<Output = Result<Reading<T>, Failed>>,
+    Fut: Future<Output = Result<Check<T>, Failed>>,
 {
-    let start = Instant::now();
-    let deadline = start + limit;
-    let mut interval = schedule.first;
-    let mut reads = 0;
-    let mut last = None;
+    let started = Instant::now();
+    let deadline = started + schedule.timeout;
+    let total = Some(schedule.timeout.as_secs_f64());
+    let mut delay = schedule.first;
+    let mut last = String::new();
     loop {
-        reads += 1;
-        let wait = match read().await {
-            Ok(reading) => {
-                progress(
-                    start.elapsed().as_secs_f64(),
-                    limit.as_secs_f64(),
-                    &reading.line,
-                );
-                if reading.done {
-                    return Waited::Done {
-                        value: reading.value,
-                        reads,
-                        after: start.elapsed(),
-                    };
-                }
-                last = Some(reading.value);
-                interval
+        let mut wait = delay;
+        match read().await {
+            Ok(Check::Done(state)) => return Waited::Done(state),
+            Ok(Check::Waiting(line)) => {
+                report(started.elapsed().as_secs_f64(), total, &line);
+                last = line;
             }
-            Err(failed) => match throttled(&failed) {
-                Some(retry_after) => interval.max(retry_after),
-                None => return Waited::Failed(failed),
-            },
-        };
+            Err(failed) => {
+                let Some(retry_after) = passing(&failed.error) else {
+                    return Waited::Failed(failed);
+                };
+                wait = wait.max(retry_after.unwrap_or_default());
+                let line = format!("{}; reading again", failed.error);
+                report(started.elapsed().as_secs_f64(), total, &line);
+                if last.is_empty() {
+                    last = line;
+                }
+            }
+        }
         let now = Instant::now();
         if now >= deadline {
-            return Waited::TimedOut {
-                last,
-                reads,
-                after: now - start,
-            };
+            return Waited::TimedOut { last };
         }
-        tokio::time::sleep_until((now + wait).min(deadline)).await;
-        interval = interval.mul_f64(schedule.factor).min(schedule.most);
+        tokio::time::sleep(wait.min(deadline - now)).await;
+        delay = delay.saturating_mul(2).min(schedule.max);
     }
 }
 
-/// A failure worth waiting out: GitLab throttling or briefly unable to
-/// answer, with how long it asked to wait.
-fn throttled(failed: &Failed) -> Option<Duration> {
-    match &failed.error {
+/// Whether waiting may cure this failure (GitLab busy, or out of reach),
+/// and how long GitLab asked to wait first.
+fn passing(error: &GitLabError) -> Option<Option<Duration>> {
+    match error {
         GitLabError::Status(status) if matches!(status.status, 429 | 502 | 503 | 504) => {
-            Some(status.retry_after.unwrap_or_default())
+            Some(status.retry_after)
         }
+        GitLabError::Network { .. } => Some(None),
         _ => None,
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use std::sync::{Arc, Mutex};
-
-    use super::*;
-    use crate::gitlab::StatusError;
-
-    /// When each read happened (seconds after the start), and a read that
-    /// answers `answers` in turn (`Err(status, retry_after)` for a failure),
-    /// then done.
-    /// One read's result, at once.
-    type Read = std::future::Ready<Result<Reading<usize>, Failed>>;
-
-    fn reader(
-        answers: Vec<Result<bool, (u16, Option<u64>)>>,
-    ) -> (Arc<Mutex<Vec<f64>>>, impl FnMut() -> Read) {
-        let times = Arc::new(Mutex::new(Vec::new()));
-        let start = Instant::now();
-        let seen = times.clone();
-        let read = move || {
-            let mut seen = seen.lock().unwrap();
-            seen.push((Instant::now() - start).as_secs_f64());
-            let n = seen.len();
-            let answer = answers.get(n - 1).cloned().unwrap_or(Ok(true));
-            std::future::ready(match answer {
-                Ok(done) => Ok(Reading {
-                    done,
-                    line: format!("read {n}"),
-                    value: n,
-                }),
-                Err((status, retry_after)) => Err(Failed {
-                    error: GitLabError::Status(StatusError::from_parts(
-                        status,
-                        b"Retry later",
-                        None,
-                        retry_after.map(Duration::from_secs),
-                    )),
-                    attempts: 1,
-                }),
-            })
-        };
-        (times, read)
-    }
-
-    fn no_progress(_: f64, _: f64, _: &str) {}
-
-    #[tokio::test(start_paused = true)]
-    async fn reads_back_off_until_done_and_report_each_read() {
-        let (times, read) = reader(vec![Ok(false), Ok(false), Ok(false), Ok(true)]);
-        let reports = Mutex::new(Vec::new());
-        let waited = until_done(
-            Duration::from_secs(300),
-            Schedule::default(),
-            |done, total, line| {
-                reports
-                    .lock()
-                    .unwrap()
-                    .push((done, total, line.to_string()))
-            },
-            read,
-        )
-        .await;
-        assert!(
-            matches!(
-                waited,
-                Waited::Done {
-                    value: 4,
-                    reads: 4,
-                    ..
-                }
-            ),
-            "{waited:?}"
-        );
-        assert_eq!(*times.lock().unwrap(), [0.0, 2.0, 5.0, 9.5]);
-        let reports = reports.into_inner().unwrap();
-        assert_eq!(
-            reports,
-            [
-                (0.0, 300.0, "read 1".to_string()),
-                (2.0, 300.0, "read 2".to_string()),
-                (5.0, 300.0, "read 3".to_string()),
-                (9.5, 300.0, "read 4".to_string()),
-            ]
-        );
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn the_interval_stops_growing_at_its_most() {
-        let (times, read) = reader(vec![Ok(false); 12]);
-        until_done(
-            Duration::from_secs(600),
-            Schedule::default(),
-            no_progress,
-            read,
-        )
-        .await;
-        let times = times.lock().unwrap();
-        let gaps: Vec<f64> = times.windows(2).map(|w| w[1] - w[0]).collect();
-        assert_eq!(gaps.iter().cloned().fold(0.0, f64::max), 30.0, "{gaps:?}");
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn at_the_limit_the_last_reading_is_the_answer() {
-        let (times, read) = reader(vec![Ok(false); 10]);
-        let waited = until_done(
-            Duration::from_secs(10),
-            Schedule::default(),
-            no_progress,
-            read,
-        )
-        .await;
-        // 0, 2, 5, 9.5, then one last read at the limit.
-        assert_eq!(*times.lock().unwrap(), [0.0, 2.0, 5.0, 9.5, 10.0]);
-        match waited {
-            Waited::TimedOut { last, reads, after } => {
-                assert_eq!((last, reads, after), (Some(5), 5, Duration::from_secs(10)));
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_throttled_read_waits_its_retry_after() {
-        let (times, read) = reader(vec![
-            Ok(false),
-            Err((429, Some(45))),
-            Err((503, None)),
-            Ok(true),
-        ]);
-        let waited = until_done(
-            Duration::from_secs(300),
-            Schedule::default(),
-            no_progress,
-            read,
-        )
-        .await;
-        assert!(
-            matches!(waited, Waited::Done { reads: 4, .. }),
-            "{waited:?}"
-        );
-        // 2 s, then Retry-After's 45 s rather than 3 s, then the schedule's 4.5 s.
-        assert_eq!(*times.lock().unwrap(), [0.0, 2.0, 47.0, 51.5]);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn any_other_failure_ends_the_wait() {
-        let (times, read) = reader(vec![Ok(false), Err((404, None))]);
-        let waited = until_done(
-            Duration::from_secs(300),
-            Schedule::default(),
-            no_progress,
-            read,
-        )
-        .await;
-        let Waited::Failed(failed) = waited else {
-            panic!("{waited:?}")
-        };
-        assert!(matches!(failed.error, GitLabError::Status(ref s) if s.status == 404));
-        assert_eq!(times.lock().unwrap().len(), 2);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_dropped_wait_reads_no_more() {
-        let (times, read) = reader(vec![Ok(false); 100]);
-        let wait = until_done(
-            Duration::from_secs(600),
-            Schedule::default(),
-            no_progress,
-            read,
-        );
-        assert!(
-            tokio::time::timeout(Duration::from_secs(6), wait)
-                .await
-                .is_err()
-        );
-        tokio::time::sleep(Duration::from_secs(300)).await;
-        assert_eq!(*times.lock().unwrap(), [0.0, 2.0, 5.0]);
-    }
+/// The answer when the time ran out: a result, not an error (nothing
+/// failed), with GitLab's last status framed and the very call that goes
+/// on waiting.
+pub fn timed_out(call: &ValidatedCall, schedule: Schedule, last: &str) -> Output {
+    let params: Map<String, Value> = call
+        .args
+        .iter()
+        .map(|a| (a.spec.name.to_string(), a.value.clone()))
+        .collect();
+    let again = serde_json::json!({"action": call.action.name, "params": params});
+    Output::ok(format!(
+        "Still waiting after {} s; the last status:\n{}\n[to go on waiting, call {} again with {again}]",
+        schedule.timeout.as_secs(),
+        untrusted::frame(last),
+        call.tool.name,
+    ))
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,27 +1,28 @@
 //! `wait`: read a pipeline (https://docs.gitlab.com/api/pipelines/#get-a-single-pipeline)
 //! until it finishes or `timeout_seconds` (300 by default, at most 600)
-//! pass, through `poll.rs`. When the client asked for progress, each read
-//! then lists the pipeline's jobs (its first page of 100) to say how many
-//! are over; otherwise one request per read.
+//! pass, on `poll.rs`'s schedule. When the client asked for progress, a
+//! read that finds the pipeline still going then lists its jobs (the first
+//! page of 100) to say how many are over; otherwise one request per read.
 //!
-//! The answer is the pipeline as `get` shows it, after one line: it
-//! finished (and, when it failed, the call that triages it), or it is
-//! still running when the time was up, with the same call to go on
-//! waiting; a timeout is not an error.
+//! A finished pipeline is answered as `get` shows it, after one line (and,
+//! when it failed, the call that triages it); a timeout is `poll`'s answer:
+//! the last status and the same call to go on waiting, not an error.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use tokio::time::Instant;
 
 use super::Gitlab;
-use super::poll::{self, Reading, Schedule, Waited};
+use super::poll::{self, Check, Schedule, Waited};
 use crate::catalog::RestRoute;
 use crate::dispatch::ValidatedCall;
 use crate::gitlab::{HttpRequest, Response, request};
 use crate::render::{self, Output};
 
-/// The wait when the call does not say.
-const DEFAULT_TIMEOUT: u64 = 300;
+/// The wait when the call gives no `timeout_seconds` (the catalog's default).
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// A pipeline in one of these states will not change on its own.
 const FINISHED: &[&str] = &["success", "failed", "canceled", "skipped", "manual"];
@@ -30,99 +31,71 @@ const FINISHED: &[&str] = &["success", "failed", "canceled", "skipped", "manual"
 const JOB_OVER: &[&str] = &["success", "failed", "canceled", "skipped"];
 
 pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -> Output {
-    // Only the path: `timeout_seconds` is not GitLab's.
+    // The path only: `timeout_seconds` is this server's, not GitLab's.
     let path = request::build(call, route).path;
     let pipeline = HttpRequest::get(path.clone());
     let jobs = HttpRequest::get(format!("{path}/jobs")).with_query("per_page=100");
-    let limit = call
-        .arg("timeout_seconds")
-        .and_then(Value::as_u64)
-        .unwrap_or(DEFAULT_TIMEOUT);
+    let schedule = Schedule::for_call(call, DEFAULT_TIMEOUT);
     let count_jobs = gitlab.progress.is_some();
-
-    let read = || async {
-        let pipeline = gitlab.send(&pipeline).await?;
-        let status = status(&pipeline);
-        let mut line = status.clone();
-        // After the pipeline, so the count is no older than the status.
-        if count_jobs && let Ok(jobs) = gitlab.send(&jobs).await {
-            line.push_str(&jobs_line(&jobs));
-        }
-        Ok(Reading {
-            done: FINISHED.contains(&status.as_str()),
-            line,
-            value: pipeline,
-        })
-    };
-    let waited = poll::until_done(
-        Duration::from_secs(limit),
-        Schedule::default(),
-        |done, total, line| gitlab.progress(done, Some(total), line),
-        read,
+    let started = Instant::now();
+    let reads = AtomicU32::new(0);
+    let waited = poll::until(
+        schedule,
+        |done, total, line| gitlab.progress(done, total, line),
+        || async {
+            reads.fetch_add(1, Ordering::SeqCst);
+            let response = gitlab.send(&pipeline).await?;
+            let mut line = status(&response);
+            if FINISHED.contains(&line.as_str()) {
+                return Ok(Check::Done(response));
+            }
+            // After the pipeline, so the count is no older than the status.
+            if count_jobs && let Ok(jobs) = gitlab.send(&jobs).await {
+                line.push_str(&jobs_line(&jobs));
+            }
+            Ok(Check::Waiting(line))
+        },
     )
     .await;
-
-    let again = json!({"action": call.action.name, "params": {
-        "project_id": call.arg("project_id"),
-        "pipeline_id": call.arg("pipeline_id"),
-        "timeout_seconds": limit,
-    }});
     match waited {
-        Waited::Done {
-            value,
-            reads,
-            after,
-        } => {
-            let status = status(&value);
-            let heading = format!(
-                "Pipeline finished: {status}, after {} s of waiting ({}).\n",
-                after.as_secs(),
-                counted(reads)
-            );
-            let output = shown(call, &value, &heading, gitlab);
-            if status == "failed" {
-                let mut triage = again.clone();
-                triage["action"] = json!("triage");
-                triage["params"]
-                    .as_object_mut()
-                    .expect("params is an object")
-                    .remove("timeout_seconds");
-                output.with_note(&format!("why it failed: {triage}"))
-            } else {
-                output
-            }
-        }
-        Waited::TimedOut {
-            last: Some(value),
-            reads,
-            after,
-        } => {
-            let heading = format!(
-                "Still {} after {} s of waiting ({}): the time asked for is up, nothing failed.\n",
-                status(&value),
-                after.as_secs(),
-                counted(reads)
-            );
-            shown(call, &value, &heading, gitlab).with_note(&format!("to go on waiting: {again}"))
-        }
-        Waited::TimedOut {
-            last: None,
-            reads,
-            after,
-        } => Output::ok(format!(
-            "GitLab throttled all {reads} reads in {} s of waiting: the pipeline's status is unknown.\n[to go on waiting: {again}]",
-            after.as_secs()
-        )),
+        Waited::Done(response) => finished(call, &response, started, reads.into_inner(), gitlab),
+        Waited::TimedOut { last } => poll::timed_out(call, schedule, &last),
         Waited::Failed(failed) => gitlab.failure(call, &failed),
     }
 }
 
-/// `1 read`, `3 reads`.
-fn counted(reads: u32) -> String {
-    match reads {
-        1 => "1 read".into(),
+/// The finished pipeline as `get` shows it, after how long it took; a
+/// failed one with the call that says why.
+fn finished(
+    call: &ValidatedCall,
+    pipeline: &Response,
+    started: Instant,
+    reads: u32,
+    gitlab: &Gitlab<'_>,
+) -> Output {
+    let status = status(pipeline);
+    let reads = match reads {
+        1 => "1 read".to_string(),
         n => format!("{n} reads"),
+    };
+    let heading = format!(
+        "Pipeline finished: {status}, after {} s of waiting ({reads}).\n",
+        started.elapsed().as_secs()
+    );
+    let options = render::Options {
+        max_bytes: gitlab.render.max_bytes.saturating_sub(heading.len()),
+        ..gitlab.render
+    };
+    let mut output = render::success(call, pipeline, options);
+    output.text.insert_str(0, &heading);
+    if status != "failed" {
+        return output;
     }
+    let triage = json!({"action": "triage", "params": {
+        "project_id": call.arg("project_id"),
+        "pipeline_id": call.arg("pipeline_id"),
+    }});
+    output.with_note(&format!("why it failed: {triage}"))
 }
 
 /// The pipeline's `status` field.
@@ -152,15 +125,4 @@ fn jobs_line(response: &Response) -> String {
         ""
     };
     format!(", {over} of {} jobs over{more}", jobs.len())
-}
-
-/// The pipeline as `get` shows it, after `heading`.
-fn shown(call: &ValidatedCall, pipeline: &Response, heading: &str, gitlab: &Gitlab<'_>) -> Output {
-    let options = render::Options {
-        max_bytes: gitlab.render.max_bytes.saturating_sub(heading.len()),
-        ..gitlab.render
-    };
-    let mut output = render::success(call, pipeline, options);
-    output.text.insert_str(0, heading);
-    output
 }

@@ -24,8 +24,8 @@ pub fn problems(args: &[Arg]) -> Vec<ParamProblem> {
     let mut problems = Vec::new();
     let (line, old_line, end_line) = (number("line"), number("old_line"), number("end_line"));
     if given("line") && given("old_line") {
-        problems.push(ParamProblem::SeveralGiven {
-            names: vec!["line", "old_line"],
+        problems.push(ParamProblem::BothGiven {
+            names: ["line", "old_line"],
         });
     } else {
         let (start_name, start) = match line {

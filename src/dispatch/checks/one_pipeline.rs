@@ -2,7 +2,7 @@
 //! `pipeline_id`, a merge request whose head pipeline it is
 //! (`merge_request_iid`), or a ref whose latest pipeline it is (`ref`).
 //! The catalog says at least one is needed (`one_of`); this check says
-//! not two.
+//! not two: the first way given is paired with each other one given.
 
 use crate::dispatch::Arg;
 use crate::dispatch::error::ParamProblem;
@@ -19,9 +19,13 @@ pub fn problems(args: &[Arg]) -> Vec<ParamProblem> {
                 .any(|a| a.spec.name == *way && !a.value.is_null())
         })
         .collect();
-    if given.len() > 1 {
-        vec![ParamProblem::SeveralGiven { names: given }]
-    } else {
-        Vec::new()
+    match given.split_first() {
+        Some((first, others)) => others
+            .iter()
+            .map(|other| ParamProblem::BothGiven {
+                names: [first, other],
+            })
+            .collect(),
+        None => Vec::new(),
     }
 }
