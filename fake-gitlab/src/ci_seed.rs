@@ -140,22 +140,12 @@ pub fn seed(p: &mut Project) {
     ];
     for (id, name, stage, status, pipeline_id, log) in jobs {
         let pipeline = p.pipelines.iter().find(|x| x.id == pipeline_id).unwrap();
-        let (git_ref, created_at) = (pipeline.git_ref.clone(), pipeline.created_at.clone());
-        p.jobs.push(Job {
-            id,
-            name: name.into(),
-            stage: stage.into(),
-            status: status.into(),
-            pipeline_id,
-            git_ref,
-            user_id: 1,
-            created_at,
-            manual: status == "manual",
-            log,
+        let job = Job {
             retried: id == 202,
             allow_failure: id == 205,
-            ..Job::default()
-        });
+            ..Job::of(pipeline, id, name, stage, status, log)
+        };
+        p.jobs.push(job);
     }
     p.bridges.push(Bridge {
         id: 206,

@@ -341,6 +341,33 @@ pub struct Job {
     pub failure_reason: Option<String>,
 }
 
+impl Job {
+    /// A job of `pipeline` (its ref, its creation time, its user), a
+    /// manual one when `status` says so; the rest as `Job::default`.
+    pub fn of(
+        pipeline: &Pipeline,
+        id: u64,
+        name: &str,
+        stage: &str,
+        status: &str,
+        log: JobLog,
+    ) -> Job {
+        Job {
+            id,
+            name: name.into(),
+            stage: stage.into(),
+            status: status.into(),
+            pipeline_id: pipeline.id,
+            git_ref: pipeline.git_ref.clone(),
+            user_id: pipeline.user_id,
+            created_at: pipeline.created_at.clone(),
+            manual: status == "manual",
+            log,
+            ..Job::default()
+        }
+    }
+}
+
 /// A trigger job (`Ci::Bridge`): listed by `.../bridges`, never by
 /// `.../jobs`, with the pipeline it started.
 pub struct Bridge {

@@ -1130,31 +1130,9 @@ fn pipelines(p: &mut Project, main_head: &str, f2: &str, r1: &str) {
         ),
     ];
     for (id, name, stage, status, pipeline_id, log) in jobs {
-        let git_ref = p
-            .pipelines
-            .iter()
-            .find(|x| x.id == pipeline_id)
-            .unwrap()
-            .git_ref
-            .clone();
-        let created_at = p
-            .pipelines
-            .iter()
-            .find(|x| x.id == pipeline_id)
-            .unwrap()
-            .created_at
-            .clone();
-        p.jobs.push(Job {
-            id,
-            name: name.into(),
-            stage: stage.into(),
-            status: status.into(),
-            pipeline_id,
-            git_ref,
+        let pipeline = p.pipelines.iter().find(|x| x.id == pipeline_id).unwrap();
+        let job = Job {
             user_id: 1,
-            created_at,
-            manual: status == "manual",
-            log,
             artifacts: match id {
                 8806 => BTreeMap::from([("junit.xml".to_string(), junit_failed.clone())]),
                 8801 | 8805 => BTreeMap::from([(
@@ -1163,8 +1141,9 @@ fn pipelines(p: &mut Project, main_head: &str, f2: &str, r1: &str) {
                 )]),
                 _ => BTreeMap::new(),
             },
-            ..Job::default()
-        });
+            ..Job::of(pipeline, id, name, stage, status, log)
+        };
+        p.jobs.push(job);
     }
     if let Some(mr_pipeline) = p.pipelines.iter_mut().find(|x| x.id == 4102) {
         mr_pipeline.test_suites = checkout_suite();

@@ -197,10 +197,7 @@ impl Client {
                 .acquire()
                 .await
                 .expect("the semaphore is never closed");
-            let started = std::time::Instant::now();
-            let result = self.send_once(target, request).await;
-            metrics::global().gitlab_request(started.elapsed());
-            result
+            timed(self.send_once(target, request)).await
         })
         .await
     }
@@ -225,10 +222,7 @@ impl Client {
                 .acquire_owned()
                 .await
                 .expect("the semaphore is never closed");
-            let started = std::time::Instant::now();
-            let result = self.head_once(target, request).await;
-            metrics::global().gitlab_request(started.elapsed());
-            let (answer, _) = result?;
+            let (answer, _) = timed(self.head_once(target, request)).await?;
             Ok(BodyStream {
                 answer,
                 host: target.host(),
@@ -427,6 +421,14 @@ impl Client {
                 .body(bytes.clone()),
         })
     }
+}
+
+/// One attempt, its time recorded in the metrics.
+async fn timed<T>(attempt: impl Future<Output = T>) -> T {
+    let started = std::time::Instant::now();
+    let answer = attempt.await;
+    metrics::global().gitlab_request(started.elapsed());
+    answer
 }
 
 /// Only these header values are kept; the map itself is not copied.

@@ -7,32 +7,14 @@
 
 use crate::common;
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::progress::{Watcher, with_progress};
 use common::{Harness, Lifecycle};
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientRequest, NumberOrString,
-    ProgressNotificationParam, ProgressToken, RequestMetaObject,
-};
-use rmcp::service::{NotificationContext, PeerRequestOptions};
-use rmcp::{ClientHandler, RoleClient};
+use rmcp::ClientHandler;
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
+use rmcp::service::PeerRequestOptions;
 use serde_json::{Value, json};
-
-#[derive(Clone, Default)]
-struct Watcher {
-    seen: Arc<Mutex<Vec<ProgressNotificationParam>>>,
-}
-
-impl ClientHandler for Watcher {
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.seen.lock().unwrap().push(params);
-    }
-}
 
 fn wait(params: Value) -> CallToolRequestParams {
     let Value::Object(map) = json!({"action": "wait", "params": params}) else {
@@ -59,11 +41,12 @@ async fn progress_is_reported_until_the_pipeline_finishes() {
     for lifecycle in common::BOTH {
         let watcher = Watcher::default();
         let h = Harness::start_client(watcher.clone(), lifecycle, &[]).await;
-        let mut params = wait(json!({"project_id": 2, "pipeline_id": 2003, "timeout_seconds": 60}));
-        let mut meta = RequestMetaObject::new();
-        meta.set_progress_token(ProgressToken(NumberOrString::Number(9)));
-        params.meta = Some(meta);
-        let result = h.client.call_tool(params).await.unwrap();
+        let params = json!({"action": "wait", "params": {"project_id": 2, "pipeline_id": 2003, "timeout_seconds": 60}});
+        let result = h
+            .client
+            .call_tool(with_progress("gitlab_pipeline", params))
+            .await
+            .unwrap();
         let answer = text(&result);
         assert_ne!(result.is_error, Some(true), "{answer}");
         assert!(

@@ -35,23 +35,26 @@ pub(super) fn seed(p: &mut Project) {
         test_suites: test_suites(),
         finish: None,
     });
-    for (id, name, status, log) in [
-        (8811u64, "build", "success", build_log("release/1.3", &sha)),
-        (8812, "test", "failed", test_log(&sha)),
-    ] {
-        p.jobs.push(Job {
-            id,
-            name: name.into(),
-            stage: name.into(),
-            status: status.into(),
-            pipeline_id: 4104,
-            git_ref: "release/1.3".into(),
-            user_id: 2,
-            created_at: "2026-03-02T12:05:00.000Z".into(),
-            log: JobLog::Text(log),
-            ..Job::default()
-        });
-    }
+    let pipeline = p.pipelines.last().expect("just pushed");
+    let jobs = [
+        Job::of(
+            pipeline,
+            8811,
+            "build",
+            "build",
+            "success",
+            JobLog::Text(build_log("release/1.3", &sha)),
+        ),
+        Job::of(
+            pipeline,
+            8812,
+            "test",
+            "test",
+            "failed",
+            JobLog::Text(test_log(&sha)),
+        ),
+    ];
+    p.jobs.extend(jobs);
 }
 
 /// The Jest run: every suite passes but `refunds`, whose failure is told
