@@ -3,7 +3,9 @@
 //!
 //! 1. `plan`, before any log is read: the pipeline's facts and the failed
 //!    tests take what they need (the tests at most a quarter); one heading
-//!    line per failed job (at most half of the budget, the rest counted);
+//!    line per failed job (at most half of the room, and no more than
+//!    leave room for one log and the notes of the others; the other jobs
+//!    are counted);
 //!    the room left is shared equally among as many failed jobs' logs as
 //!    get `MIN_SHARE` each (at most `MAX_LOGS`), the jobs that must pass
 //!    first. A job whose log is not read costs one note after the frame,
@@ -62,35 +64,46 @@ pub fn plan(triage: &Triage, cap: usize) -> Plan {
     let fixed = FRAME_ROOM + header.len() + tests_gap + tests.len();
     let room = cap.saturating_sub(fixed);
 
-    // Headings, within half the room.
-    let mut headed = 0;
-    let mut used = 0;
+    // Headings within half the room, and no more than leave room for one
+    // log besides the notes of the others: however many jobs failed, the
+    // notes never crowd the answer out.
+    let note = |job: &FailedJob| not_read_note(job).len() + 1;
+    let intro = not_read_intro(cap).len() + 1;
+    let (mut headed, mut headings, mut one_log, mut notes) = (0, 0, 0, 0);
     for job in failed {
-        let line = heading(job).len();
-        if used + line + MORE_LINE > room / 2 {
+        let headings_then = headings + heading(job).len();
+        let (one_log_then, notes_then) = match (job.trigger, one_log) {
+            (true, _) => (one_log, notes),
+            (false, 0) => (MIN_SHARE, notes),
+            (false, _) => (one_log, notes.max(intro) + note(job)),
+        };
+        if headings_then + MORE_LINE > room / 2
+            || headings_then + MORE_LINE + one_log_then + notes_then > room
+        {
             break;
         }
-        used += line;
+        (headings, one_log, notes) = (headings_then, one_log_then, notes_then);
         headed += 1;
     }
+    let mut used = headings;
     if headed < failed.len() {
         used += MORE_LINE;
     }
-    let room = room - used;
+    // A header past the budget (long names of many downstream pipelines)
+    // leaves nothing, and `write` cuts it.
+    let room = room.saturating_sub(used);
 
     // As many logs as get their minimum share, the notes of the others
     // paid for first.
     let readable: Vec<usize> = (0..headed).filter(|&i| !failed[i].trigger).collect();
-    let note = |i: &usize| not_read_note(&failed[*i]).len() + 1;
     let mut count = readable.len().min(MAX_LOGS);
     loop {
         let unread = &readable[count..];
-        let intro = if unread.is_empty() {
+        let notes: usize = if unread.is_empty() {
             0
         } else {
-            not_read_intro(cap).len() + 1
+            intro + unread.iter().map(|&i| note(&failed[i])).sum::<usize>()
         };
-        let notes: usize = intro + unread.iter().map(note).sum::<usize>();
         if count == 0 || count * MIN_SHARE + notes <= room {
             let share = match count {
                 0 => 0,

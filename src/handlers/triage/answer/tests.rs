@@ -223,3 +223,47 @@ fn hidden_characters_cannot_push_the_answer_past_its_budget() {
     assert!(text.len() <= 2048, "{}", text.len());
     assert!(text.contains("[U+200B]") && text.ends_with('⟧'), "{text}");
 }
+
+#[test]
+fn the_notes_of_logs_not_read_never_crowd_the_headings_out() {
+    for cap in [1024, 1536, 2048, 3072, 4096] {
+        for n in 1..=40 {
+            let jobs = jobs(n);
+            let (plan, text) = answer(&jobs, &tests_failed(2), cap);
+            assert!(text.len() <= cap, "{cap}, {n} jobs: {}", text.len());
+            assert!(plan.headed > 0, "{cap}, {n} jobs: no job named");
+            assert!(!plan.read.is_empty(), "{cap}, {n} jobs: no log read");
+            // Each named job's heading is whole, and each unread one has
+            // its call after the frame: nothing was cut to make room.
+            for job in &jobs.failed[..plan.headed] {
+                let heading = format!(
+                    "Job {} `{}` · stage test · script_failure\n",
+                    job.id, job.name
+                );
+                assert!(text.contains(&heading), "{cap}, {n} jobs: {text}");
+            }
+            let after_frame = &text[text.rfind('⟧').unwrap()..];
+            assert_eq!(
+                after_frame.matches("\"action\":\"job_log\"").count(),
+                plan.unread.len(),
+                "{cap}, {n} jobs: {text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_header_larger_than_the_budget_is_cut_not_a_panic() {
+    let mut jobs = jobs(3);
+    for id in 0..9 {
+        jobs.downstream.push(Downstream {
+            trigger: format!("deploy-{id}-{}", "x".repeat(200)),
+            pipeline: pipeline(3000 + id),
+        });
+    }
+    let (plan, text) = answer(&jobs, &Tests::None, 1024);
+    assert_eq!((plan.headed, plan.read.len()), (0, 0));
+    assert!(text.len() <= 1024, "{}", text.len());
+    assert!(text.starts_with("⟦\nPipeline 2001: failed"), "{text}");
+    assert!(text.ends_with('⟧'), "{text}");
+}
