@@ -4,13 +4,14 @@
 
 pub mod client;
 pub mod error;
+pub mod graphql;
 pub mod oauth;
 pub mod request;
 pub mod response;
 pub mod target;
 
 pub use client::{BodyStream, Client, ClientSettings, Failed, Retry, TlsSettings};
-pub use error::{GitLabError, NetworkKind, StatusError};
-pub use request::{Body, HttpRequest};
+pub use error::{GitLabError, GraphqlError, GraphqlFailure, NetworkKind, StatusError};
+pub use request::{Body, Endpoint, HttpRequest};
 pub use response::{Pagination, Response};
 pub use target::{AuthScheme, Credentials, Target, UrlError, api_root};

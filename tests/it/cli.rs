@@ -1,5 +1,6 @@
-//! The command line: `call` and its exit statuses, `tools`, `catalog`, and
-//! numbers refused outside their range.
+//! The command line: `call` and its exit statuses, `tools`, `catalog`,
+//! the completions, the man page, where logs go, and numbers refused
+//! outside their range.
 
 use crate::common;
 
@@ -216,9 +217,69 @@ fn completions_and_the_man_page_are_generated_from_the_cli() {
         .arg("man")
         .output()
         .unwrap();
-    let page = String::from_utf8_lossy(&out.stdout);
-    assert!(page.starts_with(".ie") || page.contains(".TH"), "{page}");
-    assert!(page.contains("gitlab\\-mcp") || page.contains("gitlab-mcp"));
+    assert!(out.status.success());
+    let page = String::from_utf8(out.stdout).unwrap();
+    // clap_mangen's page: the title line (name, section, no date, source),
+    // then its sections in order.
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(
+        page.lines().find(|l| l.starts_with(".TH ")),
+        Some(format!(".TH gitlab-mcp 1  \"gitlab-mcp {version}\" ").as_str()),
+        "{page}"
+    );
+    let sections: Vec<&str> = page
+        .lines()
+        .filter_map(|l| l.strip_prefix(".SH "))
+        .collect();
+    assert_eq!(
+        sections,
+        [
+            "NAME",
+            "SYNOPSIS",
+            "DESCRIPTION",
+            "OPTIONS",
+            "SUBCOMMANDS",
+            "VERSION"
+        ]
+    );
+    let after = |section: &str| {
+        let mut lines = page.lines().skip_while(|l| *l != format!(".SH {section}"));
+        lines.nth(1).unwrap_or_default()
+    };
+    assert!(
+        after("NAME").starts_with(r"gitlab\-mcp \- The GitLab REST API for AI agents"),
+        "{page}"
+    );
+    assert_eq!(after("VERSION"), format!("v{version}"));
+    for flag in [
+        r"\fB\-\-gitlab\-url\fR \fI<GITLAB_URL>\fR [default: https://gitlab.com]",
+        r"\fB\-\-token\fR \fI<TOKEN>\fR",
+        r"\fB\-\-read\-only\fR",
+        r"\fB\-\-log\-format\fR",
+        r"May also be specified with the \fBGITLAB_TOKEN\fR environment variable.",
+    ] {
+        assert!(page.contains(flag), "{flag} missing from:\n{page}");
+    }
+    let subcommands: Vec<&str> = page
+        .lines()
+        .skip_while(|l| *l != ".SH SUBCOMMANDS")
+        .take_while(|l| *l != ".SH VERSION")
+        .filter_map(|l| l.strip_prefix(r"gitlab\-mcp\-")?.strip_suffix("(1)"))
+        .collect();
+    assert_eq!(
+        subcommands,
+        [
+            "serve",
+            "call",
+            "check",
+            "demo",
+            "tools",
+            "completions",
+            "man",
+            "catalog",
+            "help"
+        ]
+    );
 }
 
 #[test]

@@ -4,65 +4,13 @@
 
 use crate::common;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use common::http::{HttpServer, command, raw};
-use common::{BOTH, Lifecycle};
+use common::{Accepting, BOTH, Lifecycle, call};
 use fake_gitlab::{FakeGitLab, Fault};
-use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
-    ElicitationAction, Implementation,
-};
-use rmcp::service::RequestContext;
-use rmcp::{ClientHandler, ErrorData, RoleClient};
 use serde_json::{Value, json};
-
-/// A client that declares elicitation and accepts every question.
-#[derive(Clone, Default)]
-struct Accepting {
-    asked: Arc<AtomicUsize>,
-}
-
-impl ClientHandler for Accepting {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::builder().enable_elicitation().build(),
-            Implementation::new("test-user", "1.0.0"),
-        )
-    }
-
-    async fn create_elicitation(
-        &self,
-        _request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, ErrorData> {
-        self.asked.fetch_add(1, Ordering::SeqCst);
-        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"confirm": true})))
-    }
-}
-
-async fn call<C: ClientHandler>(
-    client: &rmcp::service::RunningService<RoleClient, C>,
-    tool: &str,
-    args: Value,
-) -> (String, bool) {
-    let Value::Object(map) = args else {
-        unreachable!()
-    };
-    let result = client
-        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map))
-        .await
-        .expect("tools/call answers");
-    let text = result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n");
-    (text, result.is_error.unwrap_or(false))
-}
 
 fn deletes(fake: &FakeGitLab) -> usize {
     fake.requests()
@@ -80,7 +28,11 @@ async fn both_generations_list_call_and_learn_from_errors() {
     for lifecycle in BOTH {
         let client = server.client((), lifecycle, &[TOKEN]).await;
         let tools = client.list_all_tools().await.unwrap();
-        assert_eq!(tools.len(), 17, "{lifecycle:?}");
+        assert_eq!(
+            tools.len(),
+            gitlab_mcp::catalog::tools().len(),
+            "{lifecycle:?}"
+        );
         fake.clear_requests();
         let (text, is_error) = call(
             &client,
@@ -483,8 +435,9 @@ async fn a_refusal_before_the_body_arrived_leaves_the_connection_usable() {
     }
 
     // A body that does not come (here: 10 of 100 bytes): the refusal after
-    // a short wait, saying the connection closes.
-    let started = std::time::Instant::now();
+    // a short wait (`DRAIN_TIME`, well within the 10 s the answer is read
+    // for), saying the connection closes: the server stopped waiting for
+    // the body instead of reading it.
     let answer = body_after_headers(
         &server.url,
         &head(100, ""),
@@ -497,11 +450,6 @@ async fn a_refusal_before_the_body_arrived_leaves_the_connection_usable() {
     assert!(
         answer.to_lowercase().contains("connection: close"),
         "{answer}"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(8),
-        "{:?}",
-        started.elapsed()
     );
     // A body declared too large is never read: the 413 says it closes.
     let answer = body_after_headers(&server.url, &head(5000, ""), "", Duration::ZERO, "").await;
@@ -592,7 +540,8 @@ async fn sigterm_lets_a_slow_call_finish_then_exits_0() {
         .await;
         (out, client)
     });
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    // SIGTERM once GitLab holds the call's request, not after a guess.
+    common::until_received(&fake, "/api/v4/projects/1/issues/1").await;
     let status = server.terminate();
     let ((text, is_error), _client) = slow.await.unwrap();
     assert!(!is_error && text.contains("\"iid\":1"), "{text}");
@@ -708,13 +657,14 @@ async fn half_a_header_or_an_idle_connection_is_closed_after_the_header_deadline
     slow.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         .await
         .unwrap();
+    // Closed within 10 s: the 1 s deadline, not hyper's own 30 s one.
     let started = std::time::Instant::now();
     let (_, closed) = read_until_closed(&mut slow, Duration::from_secs(10)).await;
     assert!(closed, "half a header still held the connection after 10 s");
     let took = started.elapsed();
     assert!(
-        took >= Duration::from_millis(900) && took < Duration::from_secs(5),
-        "closed after {took:?}, the deadline is 1 s"
+        took >= Duration::from_millis(900),
+        "closed after {took:?}, before the 1 s deadline"
     );
 
     let mut idle = tokio::net::TcpStream::connect(&addr).await.unwrap();
@@ -774,14 +724,12 @@ async fn a_body_that_trickles_is_refused_at_the_body_deadline() {
     )
     .await
     .unwrap();
-    let started = std::time::Instant::now();
     let (answer, closed) = read_until_closed(&mut slow, Duration::from_secs(10)).await;
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
-    assert!(answer.contains("request_timeout"), "{answer}");
-    assert!(closed);
     assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
+        answer.contains("request_timeout")
+            && answer.contains("the request body took over 1 s to arrive"),
+        "{answer}"
     );
+    assert!(closed);
 }

@@ -54,7 +54,7 @@ fn endpoints() -> Vec<Endpoint> {
     list.iter()
         .map(|e| {
             let tier = e["tier"].as_str().expect("a tier");
-            assert!(tier == "ce" || tier == "ee", "unknown tier {tier}");
+            assert!(matches!(tier, "ce" | "ee"), "unknown tier {tier}");
             Endpoint {
                 method: e["method"].as_str().expect("a method").to_owned(),
                 path: e["path"].as_str().expect("a path").to_owned(),
@@ -273,6 +273,8 @@ fn every_rest_action_matches_gitlab_openapi_document() {
 
     for tool in catalog::tools() {
         for action in tool.actions {
+            // REST actions only: GraphQL actions are checked against
+            // GitLab's GraphQL schema (graphql_documents.rs), `help` is local.
             let (Some(method), Some(template)) = (action.method(), action.template()) else {
                 continue;
             };

@@ -3,8 +3,12 @@
 //! truncated and oversized messages, wrong types for every field of
 //! `tools/call`, unknown methods, notifications with ids, requests without
 //! ids, messages before and after the handshake, and 10,000 mutated tool
-//! calls from a deterministic mutator. The server answers what it can,
-//! stays up (a valid call still works afterwards), its memory stays
+//! calls from a deterministic mutator. Each message's answer is pinned:
+//! the JSON-RPC error code and whether the id is echoed, the tool result,
+//! or no answer (counted, never a loop over what may be nothing). Where
+//! rmcp 3.11 answers otherwise than JSON-RPC 2.0 asks, the case names
+//! both answers (`Case::rmcp`) rather than endorse the wrong one. The
+//! server stays up (a valid call still works afterwards), its memory stays
 //! bounded, and every line it writes to stdout is JSON-RPC.
 
 use crate::common;
@@ -16,7 +20,7 @@ use std::time::Duration;
 use common::http::{HttpServer, raw, raw_exchange};
 use fake_gitlab::FakeGitLab;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin};
 use tokio::sync::mpsc;
 
@@ -159,15 +163,6 @@ impl Raw {
             .flatten()
     }
 
-    /// Every message that comes until `quiet` passes without one.
-    async fn drain(&mut self, quiet: Duration) -> Vec<Value> {
-        let mut out = Vec::new();
-        while let Some(m) = self.next(quiet).await {
-            out.push(m);
-        }
-        out
-    }
-
     /// The answer to request `id` (other messages are skipped).
     async fn answer(&mut self, id: &Value) -> Value {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
@@ -212,10 +207,8 @@ impl Raw {
         let text = answer["result"]["content"][0]["text"]
             .as_str()
             .unwrap_or("");
-        assert!(
-            answer["result"]["isError"] != json!(true) && text.contains("\"iid\":1"),
-            "{answer}"
-        );
+        assert_ne!(answer["result"]["isError"], json!(true), "{answer}");
+        assert!(text.contains("\"iid\":1"), "{answer}");
     }
 
     fn alive(&mut self) -> bool {
@@ -276,8 +269,14 @@ async fn session() -> (FakeGitLab, Raw) {
 // ---------------------------------------------------------------------------
 // Stdio.
 
+/// JSON-RPC 2.0 answers a line that is not JSON with a parse error
+/// (-32700, id null), and one that is JSON but no request with an invalid
+/// request (-32600). rmcp 3.11 drops such lines unanswered, which JSON-RPC
+/// does not allow (reported, not pinned): whatever it answers must be one
+/// of those errors, and the one real request among the lines, a ping after
+/// a byte-order mark, gets exactly its answer.
 #[tokio::test]
-async fn invalid_and_truncated_json_is_ignored_and_the_session_goes_on() {
+async fn lines_that_are_not_json_rpc_are_answered_only_with_errors_and_the_session_goes_on() {
     let (_fake, mut raw) = session().await;
     for line in [
         "not json",
@@ -299,11 +298,20 @@ async fn invalid_and_truncated_json_is_ignored_and_the_session_goes_on() {
     }
     // Invalid UTF-8 too.
     raw.send_bytes(b"\xff\xfe{\"jsonrpc\":\"2.0\"}\n").await;
-    let noise = raw.drain(Duration::from_millis(500)).await;
-    for m in &noise {
-        // Anything answered is an error, but the ping after a byte-order
-        // mark, which is read as a ping.
-        assert!(m.get("error").is_some() || m["id"] == json!(11), "{m}");
+    let answers = raw.until_barrier("after-invalid-lines").await;
+    let (pings, errors): (Vec<&Value>, Vec<&Value>) = answers
+        .iter()
+        .partition(|m| m.get("id") == Some(&json!(11)));
+    assert_eq!(
+        pings,
+        [&json!({"jsonrpc": "2.0", "id": 11, "result": {}})],
+        "{answers:?}"
+    );
+    for m in errors {
+        assert!(
+            [json!(-32700), json!(-32600)].contains(&m["error"]["code"]) && is_anonymous_error(m),
+            "{m}"
+        );
     }
     raw.assert_call_works("after-invalid").await;
     assert!(raw.alive());
@@ -344,8 +352,54 @@ async fn an_oversized_message_is_dropped_with_bounded_memory() {
     raw.finish().await;
 }
 
-/// `tools/call` with each of its fields given the wrong type, or missing.
-fn wrong_calls() -> Vec<Value> {
+/// The answer a message gets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Expect {
+    /// The tool's result, under the request's id.
+    Result { is_error: bool },
+    /// A JSON-RPC error with this code, under the request's id.
+    Error(i64),
+    /// A JSON-RPC error with this code and no `id`: the message is no
+    /// request rmcp can read (MCP 2026-07-28 leaves the id out, see
+    /// `an_unreadable_request_is_answered_with_invalid_request_and_the_session_goes_on`).
+    /// Over HTTP, rmcp refuses such a body with 415 and a line of text.
+    Anonymous(i64),
+    /// Nothing: a notification.
+    Nothing,
+}
+
+/// A test message, the answer JSON-RPC 2.0 asks for, and rmcp 3.11's
+/// answer where it differs from that (reported, not endorsed: a fix must
+/// turn each into the right answer).
+struct Case {
+    message: Value,
+    right: Expect,
+    rmcp: Option<Expect>,
+}
+
+impl Case {
+    fn allows(&self, answer: Expect) -> bool {
+        answer == self.right || Some(answer) == self.rmcp
+    }
+}
+
+/// What a JSON-RPC answer to `id` is, as an `Expect`; `None` when it is no
+/// answer to that request.
+fn answered(answer: &Value, id: &Value) -> Option<Expect> {
+    let under_id = answer.get("id") == Some(id);
+    match (&answer["result"], &answer["error"]["code"]) {
+        (Value::Object(result), Value::Null) if under_id => Some(Expect::Result {
+            is_error: result.get("isError") == Some(&json!(true)),
+        }),
+        (Value::Null, code) if under_id => code.as_i64().map(Expect::Error),
+        (Value::Null, code) if answer.get("id").is_none() => code.as_i64().map(Expect::Anonymous),
+        _ => None,
+    }
+}
+
+/// `tools/call` with each of its fields given the wrong type, or missing,
+/// and the answer each gets.
+fn wrong_calls() -> Vec<Case> {
     let good = json!({"jsonrpc": "2.0", "id": 100, "method": "tools/call",
         "params": {"name": "gitlab_issue", "arguments": {"action": "help"}}});
     let wrongs = [
@@ -373,6 +427,7 @@ fn wrong_calls() -> Vec<Value> {
     let mut id = 1000;
     for path in paths {
         for wrong in wrongs.iter().cloned().map(Some).chain([None]) {
+            let (right, rmcp) = expected(path, wrong.as_ref());
             let mut message = good.clone();
             id += 1;
             if path != ["id"] {
@@ -392,43 +447,95 @@ fn wrong_calls() -> Vec<Value> {
                     object.remove(*last);
                 }
             }
-            out.push(message);
+            out.push(Case {
+                message,
+                right,
+                rmcp,
+            });
         }
     }
     out
 }
 
+/// The answer JSON-RPC 2.0 and MCP ask for when the field at `path` of a
+/// `tools/call` for help is `wrong` (`None`: missing), and rmcp 3.11's
+/// where it differs.
+fn expected(path: &[&str], wrong: Option<&Value>) -> (Expect, Option<Expect>) {
+    use Expect::{Anonymous, Error, Nothing};
+    let help = Expect::Result { is_error: false };
+    let refused = Expect::Result { is_error: true };
+    let structured = wrong.is_some_and(|w| w.is_object() || w.is_array());
+    // JSON-RPC: a method that exists with params it cannot take is
+    // -32602; rmcp reads such a `tools/call` as a request for a method
+    // it does not know (-32601), or cannot read it at all (-32600).
+    let invalid_params = |rmcp| (Error(-32602), Some(rmcp));
+    match (path, wrong) {
+        // Not a JSON-RPC 2.0 request: no version, no usable method.
+        (["jsonrpc"], _) => (Anonymous(-32600), None),
+        (["method"], Some(Value::String(_))) => (Error(-32601), None),
+        (["method"], _) => (Anonymous(-32600), None),
+        // MCP ids are strings or integers; without one it is a
+        // notification.
+        (["id"], None) => (Nothing, None),
+        (["id"], Some(id)) if id.is_string() || id.is_i64() => (help, None),
+        (["id"], _) => (Anonymous(-32600), None),
+        // JSON-RPC params, when given, are an object or an array.
+        (["params"], Some(w)) if !w.is_null() && !structured => (Anonymous(-32600), None),
+        (["params"], Some(w)) if w.is_array() => invalid_params(Anonymous(-32600)),
+        (["params"], _) => invalid_params(Error(-32601)),
+        // MCP: an unknown tool is -32602.
+        (["params", "name"], Some(Value::String(_))) => (Error(-32602), None),
+        (["params", "name"], _) => invalid_params(Error(-32601)),
+        // Arguments are an object, or absent; the envelope inside is the
+        // server's to check, in a tool result the model reads.
+        (["params", "arguments"], None | Some(Value::Null)) => (refused, None),
+        (["params", "arguments"], Some(w)) if w.is_object() => (refused, None),
+        (["params", "arguments"], _) => invalid_params(Error(-32601)),
+        (["params", "_meta"], None | Some(Value::Null)) => (help, None),
+        (["params", "_meta"], Some(w)) if w.is_object() => (help, None),
+        (["params", "_meta"], _) => invalid_params(Anonymous(-32600)),
+        (["params", "arguments", "action"], _) => (refused, None),
+        _ => unreachable!("no expectation for {path:?}"),
+    }
+}
+
 #[tokio::test]
 async fn wrong_types_for_every_field_of_tools_call_are_answered_and_survived() {
     let (_fake, mut raw) = session().await;
-    for (n, call) in wrong_calls().iter().enumerate() {
+    let cases = wrong_calls();
+    for (n, case) in cases.iter().enumerate() {
+        let call = &case.message;
         raw.send_json(call).await;
         let mut answers = raw.until_barrier(&n.to_string()).await;
-        let id = &call["id"];
-        let readable_id = id.is_string() || id.is_i64();
         // A tool call is answered after it runs, maybe after the barrier.
-        if readable_id
-            && !answers
-                .iter()
-                .any(|a| a["id"] == *id || is_anonymous_error(a))
-        {
-            answers.push(raw.answer(id).await);
+        if answers.is_empty() && !case.allows(Expect::Nothing) {
+            answers.push(raw.answer(&call["id"]).await);
         }
-        // Without an id it is a notification: never answered. With one,
-        // it gets one answer: an error (under its id, or anonymous when
-        // the request could not be read), or the tool's result.
-        if call.get("id").is_none() {
-            assert!(answers.is_empty(), "{call} -> {answers:?}");
-            continue;
+        match &answers[..] {
+            [] => assert!(case.allows(Expect::Nothing), "{call}: no answer"),
+            [answer] => {
+                let got = answered(answer, &call["id"]);
+                assert!(
+                    got.is_some_and(|got| case.allows(got)),
+                    "{call} -> {answer}: expected {:?}",
+                    case.right
+                );
+                if let Some(Expect::Result { .. }) = got {
+                    let text = answer["result"]["content"][0]["text"].as_str();
+                    assert!(
+                        text.is_some_and(|t| t.starts_with("gitlab_issue")),
+                        "{answer}"
+                    );
+                }
+            }
+            _ => panic!("{call}: more than one answer: {answers:?}"),
         }
-        assert_eq!(answers.len(), 1, "{call} -> {answers:?}");
-        let a = &answers[0];
-        assert!(a["id"] == *id || is_anonymous_error(a), "{call} -> {a}");
-        let helped = a["result"]["content"][0]["text"]
-            .as_str()
-            .is_some_and(|t| t.contains("gitlab_issue"));
-        assert!(a.get("error").is_some() || helped, "{call} -> {a}");
     }
+    let deviations = cases.iter().filter(|c| c.rmcp.is_some()).count();
+    eprintln!(
+        "{} wrong calls; rmcp 3.11 answers {deviations} of them otherwise than JSON-RPC 2.0 asks",
+        cases.len()
+    );
     raw.assert_call_works("after-wrong-types").await;
     raw.finish().await;
 }
@@ -460,9 +567,15 @@ async fn an_unreadable_request_is_answered_with_invalid_request_and_the_session_
 async fn unknown_methods_notifications_with_ids_and_requests_without_ids() {
     let (_fake, mut raw) = session().await;
     let answer = raw.request(json!(1), "gitlab/explode", json!({})).await;
-    assert_eq!(answer["error"]["code"], json!(-32601), "{answer}");
+    assert_eq!(
+        answer,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "gitlab/explode"}})
+    );
     let answer = raw.request(json!("s"), "", json!({})).await;
-    assert!(answer.get("error").is_some(), "{answer}");
+    assert_eq!(
+        answer,
+        json!({"jsonrpc": "2.0", "id": "s", "error": {"code": -32601, "message": ""}})
+    );
     // A notification's method with an id is a request nobody serves.
     raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"notifications/initialized"}"#)
         .await;
@@ -481,13 +594,15 @@ async fn unknown_methods_notifications_with_ids_and_requests_without_ids() {
     raw.send(r#"{"jsonrpc":"2.0","id":77,"result":{}}"#).await;
     raw.send(r#"{"jsonrpc":"2.0","id":78,"error":{"code":-1,"message":"no"}}"#)
         .await;
-    let answers = raw.drain(Duration::from_millis(500)).await;
-    for a in &answers {
-        assert!(
-            a.get("error").is_some() && [json!(2), json!(3), Value::Null].contains(&a["id"]),
-            "only the two requests with ids are answered, with errors: {a}"
-        );
-    }
+    // Only the two requests with ids are answered: method not found.
+    let answers = raw.until_barrier("odd-messages").await;
+    assert_eq!(
+        answers,
+        [
+            json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "notifications/initialized"}}),
+            json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32601, "message": "notifications/cancelled"}}),
+        ]
+    );
     raw.assert_call_works("after-odd-messages").await;
     raw.finish().await;
 }
@@ -498,16 +613,32 @@ async fn a_ping_and_a_request_before_the_handshake_are_answered_and_the_handshak
     let mut raw = Raw::spawn(&fake).await;
     let answer = raw.request(json!("p"), "ping", json!({})).await;
     assert_eq!(answer["result"], json!({}), "{answer}");
-    // A legacy request before `initialize`: refused, not served.
+    // A request before `initialize` is read as a 2026-07-28 one, whose
+    // `_meta` it lacks: invalid params, not served.
     let answer = raw.request(json!("early"), "tools/list", json!({})).await;
-    assert!(answer.get("error").is_some(), "{answer}");
+    assert_eq!(answer["error"]["code"], json!(-32602), "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("io.modelcontextprotocol/protocolVersion")),
+        "{answer}"
+    );
     raw.send("garbage before the handshake").await;
     raw.handshake().await;
-    // A second `initialize` in the session: refused or answered, never fatal.
+    // A second `initialize` in the session is answered again, not fatal.
     let again = raw
         .request(json!("again"), "initialize", initialize_params())
         .await;
-    assert!(again.get("error").is_some() || again.get("result").is_some());
+    assert_eq!(
+        again["result"]["protocolVersion"],
+        json!("2025-06-18"),
+        "{again}"
+    );
+    assert_eq!(
+        again["result"]["serverInfo"]["name"],
+        json!("gitlab-mcp"),
+        "{again}"
+    );
     raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
         .await;
     raw.assert_call_works("after-handshake").await;
@@ -851,6 +982,23 @@ fn call_2026(id: Value) -> String {
     .to_string()
 }
 
+/// What an HTTP answer to request `id` is, as an `Expect`.
+fn http_answered(status: u16, body: &str, id: &Value) -> Option<Expect> {
+    match status {
+        202 if body.is_empty() => Some(Expect::Nothing),
+        200 => match &messages(body)[..] {
+            [answer] => answered(answer, id),
+            _ => None,
+        },
+        // rmcp's HTTP form of an invalid request: no JSON-RPC error, a line
+        // of text (see `over_http_bad_bodies_are_refused_with_4xx_and_the_server_stays_up`).
+        415 if body.starts_with("fail to deserialize request body") => {
+            Some(Expect::Anonymous(-32600))
+        }
+        _ => None,
+    }
+}
+
 /// A valid call over HTTP still works: by rmcp's client (the server is up
 /// and serving).
 async fn assert_http_call_works(server: &HttpServer) {
@@ -874,7 +1022,11 @@ async fn over_http_bad_bodies_are_refused_with_4xx_and_the_server_stays_up() {
     let fake = FakeGitLab::start_on("127.0.0.1:0", false).await;
     let server = HttpServer::start(&fake, &[], &["--max-body-bytes", "65536"]).await;
     let url = server.mcp_url();
-    let bodies: Vec<(&str, Vec<u8>)> = vec![
+    // Bodies rmcp cannot read as one JSON-RPC message: its streamable HTTP
+    // service answers 415 and a line of text (MCP asks for an HTTP error
+    // status and allows a body without a JSON-RPC error; 400 and -32700
+    // would say it better, reported).
+    let unreadable: Vec<(&str, Vec<u8>)> = vec![
         ("empty", Vec::new()),
         ("not json", b"not json".to_vec()),
         ("truncated", call_body(json!(1)).as_bytes()[..40].to_vec()),
@@ -886,31 +1038,33 @@ async fn over_http_bad_bodies_are_refused_with_4xx_and_the_server_stays_up() {
             b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}".to_vec(),
         ),
         ("deep", "[".repeat(50_000).into_bytes()),
-        (
-            "oversized",
-            format!("{{\"pad\":\"{}\"}}", "x".repeat(100_000)).into_bytes(),
-        ),
     ];
-    for (what, body) in bodies {
+    for (what, body) in unreadable {
         let (status, text) = post(&url, &[TOKEN], body).await;
-        assert!((400..500).contains(&status), "{what}: {status} {text}");
-        for m in messages(&text) {
-            // A JSON-RPC error, or the HTTP layer's own refusal.
-            let refusal = m["error"].is_string() && m["error_description"].is_string();
-            assert!(
-                refusal || (is_json_rpc(&m) && m.get("error").is_some()),
-                "{what}: {m}"
-            );
-        }
+        assert_eq!(status, 415, "{what}: {text}");
+        assert!(
+            text.starts_with("fail to deserialize request body"),
+            "{what}: {text}"
+        );
     }
-    // A body that stops before its declared length, then the connection
-    // closes: the server gives up on it.
+    // Over `--max-body-bytes`: refused by the server before rmcp reads it.
+    let oversized = format!("{{\"pad\":\"{}\"}}", "x".repeat(100_000));
+    let (status, text) = post(&url, &[TOKEN], oversized).await;
+    assert_eq!(status, 413, "{text}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap(),
+        json!({"error": "payload_too_large",
+            "error_description": "the request body is over 65536 bytes, this server's limit"})
+    );
+    // A body that stops before its declared length, then the client stops
+    // writing: the server gives up on it with a refusal and closes the
+    // connection. (It says 413, over the size limit, for a body cut
+    // short: reported, not pinned.)
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nPrivate-Token: {}\r\nContent-Length: 5000\r\n\r\n",
         server.url.trim_start_matches("http://"),
         common::TOKEN,
     );
-    let started = std::time::Instant::now();
     let mut stream = tokio::net::TcpStream::connect(server.url.trim_start_matches("http://"))
         .await
         .unwrap();
@@ -920,12 +1074,20 @@ async fn over_http_bad_bodies_are_refused_with_4xx_and_the_server_stays_up() {
         .await
         .unwrap();
     stream.shutdown().await.unwrap();
-    drop(stream);
-    assert!(started.elapsed() < Duration::from_secs(5));
-    // Garbage that is not HTTP at all.
+    let mut answer = String::new();
+    tokio::time::timeout(Duration::from_secs(60), stream.read_to_string(&mut answer))
+        .await
+        .expect("the server answers and closes")
+        .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 4"), "{answer}");
+    assert!(
+        answer.to_lowercase().contains("connection: close"),
+        "{answer}"
+    );
+    // Garbage that is not HTTP at all: hyper's bare 400.
     let answer = raw_exchange(&server.url, b"\x16\x03\x01\x00\xa5 not http\r\n\r\n").await;
     assert!(
-        answer.is_empty() || answer.starts_with("HTTP/1.1 400"),
+        answer.starts_with("HTTP/1.1 400 Bad Request\r\n"),
         "{answer}"
     );
     assert_http_call_works(&server).await;
@@ -936,26 +1098,61 @@ async fn over_http_wrong_types_unknown_methods_and_odd_ids_are_answered_and_surv
     let fake = FakeGitLab::start_on("127.0.0.1:0", false).await;
     let server = HttpServer::start(&fake, &[], &[]).await;
     let url = server.mcp_url();
-    for call in wrong_calls() {
+    for case in wrong_calls() {
+        let call = &case.message;
         let (status, text) = post(&url, &[TOKEN], call.to_string()).await;
-        assert!(status < 500, "{call}: {status} {text}");
-        for m in messages(&text) {
-            assert!(is_json_rpc(&m), "{call}: {m}");
-        }
+        let got = http_answered(status, &text, &call["id"]);
+        assert!(
+            got.is_some_and(|got| case.allows(got)),
+            "{call} -> {status} {text}: expected {:?}",
+            case.right
+        );
     }
-    for body in [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "gitlab/explode"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "method": "tools/list"}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "gitlab_issue", "arguments": {"action": "help"}}}),
-        json!({"jsonrpc": "2.0", "id": 3, "result": {}}),
-        json!({"jsonrpc": "2.0", "id": 4, "error": {"code": 1, "message": "x"}}),
+    // Unknown methods, notifications (accepted: 202, no body) and
+    // responses to requests never made (a stateless server takes none).
+    let stateless = "stateless server does not accept JSON-RPC responses";
+    for (body, status, answer) in [
+        (
+            json!({"jsonrpc": "2.0", "id": 1, "method": "gitlab/explode"}),
+            200,
+            Some(
+                json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "gitlab/explode"}}),
+            ),
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 2, "method": "notifications/initialized"}),
+            200,
+            Some(
+                json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "notifications/initialized"}}),
+            ),
+        ),
+        (json!({"jsonrpc": "2.0", "method": "tools/list"}), 202, None),
+        (
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            202,
+            None,
+        ),
+        (
+            json!({"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "gitlab_issue", "arguments": {"action": "help"}}}),
+            202,
+            None,
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 3, "result": {}}),
+            400,
+            Some(json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": stateless}})),
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 4, "error": {"code": 1, "message": "x"}}),
+            400,
+            Some(json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": stateless}})),
+        ),
     ] {
-        let (status, text) = post(&url, &[TOKEN], body.to_string()).await;
-        assert!(status < 500, "{body}: {status} {text}");
-        for m in messages(&text) {
-            assert!(is_json_rpc(&m), "{body}: {m}");
+        let (got, text) = post(&url, &[TOKEN], body.to_string()).await;
+        assert_eq!(got, status, "{body}: {text}");
+        match answer {
+            Some(answer) => assert_eq!(messages(&text), [answer], "{body}: {text}"),
+            None => assert_eq!(text, "", "{body}"),
         }
     }
     // A stateless 2026-07-28 call, as one POST, still works after all that.
@@ -990,31 +1187,56 @@ async fn over_http_wrong_types_unknown_methods_and_odd_ids_are_answered_and_surv
 async fn over_http_messages_before_the_handshake_do_not_break_later_sessions() {
     let fake = FakeGitLab::start_on("127.0.0.1:0", false).await;
     for args in [&[][..], &["--stateful"][..]] {
+        let stateful = !args.is_empty();
         let server = HttpServer::start(&fake, &[], args).await;
         let url = server.mcp_url();
-        for body in [
-            json!({"jsonrpc": "2.0", "method": "tools/call"}),
-            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-            json!({"jsonrpc": "2.0", "id": 1, "result": {}}),
-            serde_json::from_str(&call_body(json!(2))).unwrap(),
+        let notification = json!({"jsonrpc": "2.0", "method": "tools/call"});
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let response = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
+        for (body, expected) in [
+            (&notification, (202, Expect::Nothing)),
+            (&initialized, (202, Expect::Nothing)),
+            (&response, (400, Expect::Anonymous(-32600))),
+            (
+                &serde_json::from_str(&call_body(json!(2))).unwrap(),
+                (200, Expect::Result { is_error: false }),
+            ),
         ] {
             let (status, text) = post(&url, &[TOKEN], body.to_string()).await;
-            assert!(status < 500, "{args:?} {body}: {status} {text}");
-            for m in messages(&text) {
-                assert!(is_json_rpc(&m), "{args:?} {body}: {m}");
+            if stateful {
+                // MCP: a server that issues sessions answers a message
+                // without one, other than `initialize`, with 400.
+                assert_eq!(status, 400, "{body}: {text}");
+                assert!(text.contains("Session ID is required"), "{body}: {text}");
+                continue;
             }
+            assert_eq!(status, expected.0, "{body}: {text}");
+            let got = match &messages(&text)[..] {
+                [] if text.is_empty() => Some(Expect::Nothing),
+                [answer] => answered(answer, &json!(2)),
+                _ => None,
+            };
+            assert_eq!(got, Some(expected.1), "{body}: {text}");
         }
-        // With a session id nobody issued: refused when sessions exist.
+        // With a session id nobody issued: ignored without sessions, and
+        // with them, MCP's 404 (the session is not, or no longer, there).
         let (status, text) = post(
             &url,
             &[TOKEN, ("mcp-session-id", "no-such-session")],
             call_body(json!(3)),
         )
         .await;
-        if args.is_empty() {
-            assert!(status < 500, "{status} {text}");
+        if stateful {
+            assert_eq!(status, 404, "{text}");
+            assert!(text.contains("Session not found"), "{text}");
         } else {
-            assert!((400..500).contains(&status), "{args:?}: {status} {text}");
+            assert_eq!(status, 200, "{text}");
+            let answer = messages(&text).pop().expect("an answer");
+            assert_eq!(
+                answered(&answer, &json!(3)),
+                Some(Expect::Result { is_error: false }),
+                "{answer}"
+            );
         }
         assert_http_call_works(&server).await;
         let stderr = server.stderr_text();

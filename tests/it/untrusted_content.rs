@@ -51,10 +51,12 @@ async fn gitlab_content_stays_inside_one_frame_with_hidden_characters_shown() {
             assert!(!text.contains(hidden), "{what}: {hidden:?} passed through");
         }
         // A list shows no descriptions of issues; the title is enough there.
-        assert!(
-            what == "list" || text.contains("[U+202E]gpj.exe[U+200B][U+E0072][U+E006D]"),
-            "{what}: {text}"
-        );
+        if what != "list" {
+            assert!(
+                text.contains("[U+202E]gpj.exe[U+200B][U+E0072][U+E006D]"),
+                "{what}: {text}"
+            );
+        }
         assert!(text.contains("Harmless [U+27E6]title[U+27E7]"), "{what}: {text}");
         // The JSON inside is still JSON, the escapes inside its strings.
         for line in common::data(&text).lines() {
