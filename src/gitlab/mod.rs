@@ -10,7 +10,7 @@ pub mod request;
 pub mod response;
 pub mod target;
 
-pub use client::{Client, ClientSettings, Failed, Retry, TlsSettings};
+pub use client::{BodyStream, Client, ClientSettings, Failed, Retry, TlsSettings};
 pub use error::{GitLabError, GraphqlError, GraphqlFailure, NetworkKind, StatusError};
 pub use request::{Body, Endpoint, HttpRequest};
 pub use response::{Pagination, Response};
