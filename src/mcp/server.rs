@@ -25,7 +25,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 
 use super::Introduction;
-use crate::engine::{CallContext, Engine, Outcome, Progress};
+use super::tools::ToolLists;
+use crate::engine::{CallContext, Engine, KnownScopes, Outcome, Progress, Scopes, Surface};
 use crate::gitlab::Target;
 use crate::render::Output;
 
@@ -35,9 +36,12 @@ const CONFIRM_KEY: &str = "confirm";
 #[derive(Clone)]
 pub struct GitLabServer {
     engine: Arc<Engine>,
-    tools: Arc<Vec<Tool>>,
+    tools: Arc<ToolLists>,
     introduction: Arc<Introduction>,
     targets: Targets,
+    /// The server's token's scopes (stdio); over HTTP each request brings
+    /// its token's.
+    scopes: Option<Arc<KnownScopes>>,
     /// The most a tool call may take; past it the call is dropped (its
     /// GitLab request aborted) and the model told so.
     call_timeout: Option<std::time::Duration>,
@@ -64,13 +68,15 @@ enum Asking {
 }
 
 impl GitLabServer {
-    pub fn new(engine: Arc<Engine>, introduction: Introduction) -> Self {
-        let tools = Arc::new(super::tools::tool_list(engine.tools()));
+    /// The server of one user (stdio): its calls go to the server's target,
+    /// with what `scopes` says the server's token may do.
+    pub fn new(engine: Arc<Engine>, introduction: Introduction, scopes: Arc<KnownScopes>) -> Self {
         GitLabServer {
             engine,
-            tools,
+            tools: Arc::default(),
             introduction: Arc::new(introduction),
             targets: Targets::Server,
+            scopes: Some(scopes),
             call_timeout: None,
         }
     }
@@ -78,7 +84,7 @@ impl GitLabServer {
     /// A server whose calls go where each HTTP request says.
     pub fn per_request(
         engine: Arc<Engine>,
-        tools: Arc<Vec<Tool>>,
+        tools: Arc<ToolLists>,
         introduction: Arc<Introduction>,
         call_timeout: Option<std::time::Duration>,
     ) -> Self {
@@ -87,8 +93,32 @@ impl GitLabServer {
             tools,
             introduction,
             targets: Targets::PerRequest,
+            scopes: None,
             call_timeout,
         }
+    }
+
+    /// What the caller's token may do: the server's token's scopes, or
+    /// those the HTTP layer found for the request's token; `None` when
+    /// they are not known (every action the policy allows is offered).
+    async fn scopes(&self, context: &RequestContext<RoleServer>) -> Option<Scopes> {
+        let known = match self.targets {
+            Targets::Server => self.scopes.clone(),
+            Targets::PerRequest => context
+                .extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<Arc<KnownScopes>>())
+                .cloned(),
+        }?;
+        let target = self.target(context).ok()?;
+        known.get(&self.engine, &target).await.cloned()
+    }
+
+    /// The surface the caller's token is offered.
+    async fn surface(&self, context: &RequestContext<RoleServer>) -> Surface {
+        self.scopes(context)
+            .await
+            .map_or(Surface::Full, |scopes| scopes.surface())
     }
 
     /// Where this call goes, and as whom. Over HTTP, only the request's own
@@ -118,6 +148,7 @@ impl GitLabServer {
         context: &RequestContext<RoleServer>,
     ) -> Result<Outcome, ErrorData> {
         let target = self.target(context)?;
+        let scopes = self.scopes(context).await;
         let progress = context
             .meta
             .get_progress_token()
@@ -129,6 +160,7 @@ impl GitLabServer {
                 arguments,
                 CallContext {
                     target: &target,
+                    scopes: scopes.as_ref(),
                     confirmed,
                     progress: progress.as_ref().map(|p| p as &dyn Progress),
                 },
@@ -359,36 +391,47 @@ impl ServerHandler for GitLabServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+        let surface = self.surface(&context).await;
+        let tools = self.tools.get(&self.engine, surface);
+        Ok(ListToolsResult::with_all_items(tools.as_ref().clone()))
     }
 
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        let surface = self.surface(&context).await;
         Ok(ListPromptsResult::with_all_items(super::prompts::listed(
-            self.engine.tools(),
+            self.engine.tools_for(surface),
         )))
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        let surface = self.surface(&context).await;
         super::prompts::get(
-            self.engine.tools(),
+            self.engine.tools_for(surface),
             &request.name,
             request.arguments.as_ref(),
         )
         .map(Into::into)
     }
 
+    /// rmcp checks a call's arguments against this schema before
+    /// `call_tool`: the whole policy's, so that an action the token's
+    /// scopes close reaches the engine, which names the scope it needs.
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.iter().find(|t| t.name == name).cloned()
+        self.tools
+            .get(&self.engine, Surface::Full)
+            .iter()
+            .find(|t| t.name == name)
+            .cloned()
     }
 
     async fn call_tool(

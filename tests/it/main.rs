@@ -46,6 +46,7 @@ mod responses;
 mod safety;
 mod sandbox;
 mod schemas;
+mod scopes;
 mod secrets;
 mod security_md;
 mod stdio_hygiene;
