@@ -24,6 +24,9 @@ pub struct Known<'a> {
     pub kinds: &'a KindsFile,
     pub handlers: CodeFiles<'a>,
     pub checks: CodeFiles<'a>,
+    /// The stems of `catalog/icons/*.svg`, and that folder as problems name it.
+    pub icons: &'a BTreeSet<String>,
+    pub icons_dir: &'a str,
 }
 
 /// The `.rs` files of a folder of handlers or checks.
@@ -50,6 +53,7 @@ pub struct Action {
     pub hints: Vec<(u16, String)>,
     pub fixed: Vec<Fixed>,
     pub one_of: Vec<Vec<String>>,
+    pub long_running: bool,
 }
 
 /// A REST endpoint: the method and the template split at its placeholders.
@@ -75,6 +79,19 @@ pub struct Fixed {
 
 /// Every action of a tool file, `help` last; the file's own checks too.
 pub fn tool(tool: &ToolFile, known: &Known, file: &Place, report: &mut Report) -> Vec<Action> {
+    if !known.icons.contains(&tool.icon) {
+        report.field(
+            file,
+            "icon",
+            format!(
+                "`{}` has no file {}/{}.svg (icons: {})",
+                tool.icon,
+                known.icons_dir,
+                tool.icon,
+                list(known.icons.iter())
+            ),
+        );
+    }
     for set in &tool.toolsets {
         if !known.shared.toolsets.contains_key(set) {
             report.field(
@@ -187,6 +204,7 @@ fn action(
         hints,
         fixed,
         one_of: a.one_of.clone(),
+        long_running: a.long_running,
     })
 }
 
@@ -319,6 +337,7 @@ fn help_action(tool: &ToolFile) -> Action {
         hints: Vec::new(),
         fixed: Vec::new(),
         one_of: Vec::new(),
+        long_running: false,
     }
 }
 

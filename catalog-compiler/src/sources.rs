@@ -1,5 +1,5 @@
-//! The compiler's input: the catalog's TOML texts and the names of the
-//! handler and check files, read from disk, or written by a test.
+//! The compiler's input: the catalog's TOML texts, its icons and the names
+//! of the handler and check files, read from disk, or written by a test.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -16,11 +16,16 @@ pub struct Sources {
     pub src_dir: PathBuf,
     /// Every `.toml` file of the catalog: file name, text.
     pub files: BTreeMap<String, String>,
+    /// Every SVG of `catalog/icons/`: stem, text.
+    pub icons: BTreeMap<String, String>,
     /// The stems of the `.rs` files of `src/handlers/` and
     /// `src/dispatch/checks/`, `mod` left out.
     pub handler_files: BTreeSet<String>,
     pub check_files: BTreeSet<String>,
 }
+
+/// Where the icons live, under the catalog's folder.
+pub const ICONS_DIR: &str = "icons";
 
 /// Where handlers and checks live, under `src`.
 pub const HANDLERS_DIR: &str = "handlers";
@@ -30,6 +35,11 @@ impl Sources {
     /// A catalog file's name as problems show it: `catalog/kinds.toml`.
     pub fn label(&self, file: &str) -> String {
         self.catalog_dir.join(file).display().to_string()
+    }
+
+    /// `catalog/icons`.
+    pub fn icons_dir(&self) -> String {
+        self.catalog_dir.join(ICONS_DIR).display().to_string()
     }
 
     /// `src/handlers`, `src/dispatch/checks`.
@@ -46,7 +56,21 @@ pub fn read(catalog_dir: &Path, src_dir: &Path, report: &mut Report) -> Sources 
         handler_files: stems(&src_dir.join(HANDLERS_DIR), "rs"),
         check_files: stems(&src_dir.join(CHECKS_DIR), "rs"),
         files: BTreeMap::new(),
+        icons: BTreeMap::new(),
     };
+    for stem in stems(&catalog_dir.join(ICONS_DIR), "svg") {
+        let path = catalog_dir.join(ICONS_DIR).join(format!("{stem}.svg"));
+        match fs::read_to_string(&path) {
+            Ok(text) => {
+                sources.icons.insert(stem, text);
+            }
+            Err(e) => report.push(
+                &Place::file(path.display().to_string()),
+                None,
+                format!("cannot read: {e}"),
+            ),
+        }
+    }
     let entries = match fs::read_dir(catalog_dir) {
         Ok(entries) => entries,
         Err(e) => {

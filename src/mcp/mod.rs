@@ -1,6 +1,7 @@
 //! MCP glue: the only module that knows rmcp.
 
 pub mod http;
+mod icons;
 mod introduction;
 mod prompts;
 mod server;

@@ -103,6 +103,7 @@ pub fn tool(spec: &ToolSpec) -> Tool {
     Tool::new(spec.name, description, Arc::new(schema))
         .with_title(spec.title)
         .with_annotations(annotations)
+        .with_icons(vec![super::icons::icon(spec.icon)])
 }
 
 pub fn tool_list(specs: &[ToolSpec]) -> Vec<Tool> {
@@ -128,5 +129,16 @@ impl ToolLists {
 /// carries it (the protocol adds only its own result fields).
 pub fn tool_list_json(specs: &[ToolSpec]) -> String {
     let tools = tool_list(specs);
+    serde_json::to_string(&json!({ "tools": tools })).expect("tool list serializes")
+}
+
+/// What of the tool list reaches the model: each tool's name, description
+/// and input schema, as JSON. Titles, annotations and icons are the
+/// client's.
+pub fn model_view_json(specs: &[ToolSpec]) -> String {
+    let tools: Vec<Value> = tool_list(specs)
+        .into_iter()
+        .map(|t| json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema}))
+        .collect();
     serde_json::to_string(&json!({ "tools": tools })).expect("tool list serializes")
 }

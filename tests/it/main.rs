@@ -33,6 +33,7 @@ mod faults;
 mod fuzz_seeds;
 mod graphql_documents;
 mod hostile_urls;
+mod icons;
 mod lockdown;
 mod model_text;
 mod openapi_crosscheck;
