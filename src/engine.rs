@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use crate::catalog::{self, Local, Route, ToolSpec};
 use crate::dispatch::{self, DecodeError, ValidatedCall, help};
-use crate::gitlab::{Client, ClientSettings, ScopesUnknown, Target};
+use crate::gitlab::{Client, ClientSettings, GitLabError, Pagination, ScopesUnknown, Target};
 pub use crate::handlers::Progress;
 use crate::handlers::lockdown::Screen;
 use crate::handlers::{self, Gitlab};
@@ -27,7 +27,7 @@ use crate::metrics::{self, CallOutcome};
 use crate::policy::{Hold, Policy};
 pub use crate::policy::{Scopes, Surface};
 use crate::render::{self, Output};
-pub use known_scopes::KnownScopes;
+pub use known_scopes::{KnownScopes, SCOPES_TTL};
 
 /// How one call is made: where it goes and as whom, what the token's
 /// scopes open (`None`: not known, so every action the policy allows),
@@ -91,6 +91,21 @@ fn hint(suggestion: &Option<&'static str>, peer: &Option<(&'static str, &'static
         (None, Some(s)) => format!(", did you mean `{s}`?"),
         (None, None) => String::new(),
     }
+}
+
+/// Why a structured read gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadFailed {
+    #[error(transparent)]
+    UnknownTool(#[from] UnknownTool),
+    #[error(transparent)]
+    Invalid(#[from] DecodeError),
+    #[error("`{0}` is not a plain GitLab read")]
+    NotARead(&'static str),
+    #[error(transparent)]
+    GitLab(#[from] GitLabError),
+    #[error("GitLab's answer is not JSON")]
+    NotJson,
 }
 
 /// What the engine is built from: each lower layer's own settings, put
@@ -228,6 +243,33 @@ impl Engine {
             CallOutcome::Ok
         });
         Ok(Outcome::Done(output))
+    }
+
+    /// A read's answer as GitLab sent it (JSON) and its pagination, for
+    /// what the server needs of GitLab itself (completion values): decoded
+    /// against the token's surface like any call, so the policy and the
+    /// scopes apply, but only a plain GET action, and nothing rendered.
+    pub async fn read_json(
+        &self,
+        tool_name: &str,
+        arguments: Map<String, Value>,
+        context: CallContext<'_>,
+    ) -> Result<(Value, Pagination), ReadFailed> {
+        let tools = self.tools_for(context.surface());
+        let tool = self.find_tool(tools, tool_name)?;
+        let call = dispatch::decode(tool, tools, arguments, Some(context.target.web_root()))?;
+        let route = match call.action.route {
+            Route::Rest(route) if call.action.read_only && call.action.handler.is_none() => route,
+            _ => return Err(ReadFailed::NotARead(call.action.name)),
+        };
+        let request = crate::gitlab::request::build(&call, &route);
+        let response = self
+            .client
+            .send(context.target, &request)
+            .await
+            .map_err(|failed| failed.error)?;
+        let value = serde_json::from_slice(&response.body).map_err(|_| ReadFailed::NotJson)?;
+        Ok((value, response.pagination))
     }
 
     fn find_tool(

@@ -17,6 +17,11 @@ use crate::policy::Scopes;
 /// The longest the server waits for GitLab to name a token's scopes.
 pub const LOOKUP_LIMIT: Duration = Duration::from_secs(5);
 
+/// How long a token's scopes are trusted before GitLab is asked again
+/// (over HTTP; a stdio server asks once), and so how long the lists they
+/// decide may be reused.
+pub const SCOPES_TTL: Duration = Duration::from_secs(5 * 60);
+
 /// One token's scopes: not asked yet, asked, or known not to be known.
 #[derive(Debug, Default)]
 pub struct KnownScopes {

@@ -1,4 +1,4 @@
-//! Each caller's token's scopes, kept a few minutes so that GitLab is
+//! Each caller's token's scopes, kept `SCOPES_TTL` so that GitLab is
 //! asked once per token, not once per request. The key is a SHA-256 of the
 //! token and the GitLab it goes to: no token is kept, and the key is never
 //! logged. Two requests of a new token at once share one lookup (the
@@ -7,15 +7,12 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use ring::digest::{SHA256, digest};
 
-use crate::engine::KnownScopes;
+use crate::engine::{KnownScopes, SCOPES_TTL as TTL};
 use crate::gitlab::Target;
-
-/// How long a token's scopes are trusted before GitLab is asked again.
-pub const TTL: Duration = Duration::from_secs(5 * 60);
 
 /// The most tokens kept at once.
 const CAPACITY: usize = 10_000;

@@ -1,9 +1,11 @@
 //! MCP glue: the only module that knows rmcp.
 
+mod completions;
 pub mod http;
 mod icons;
 mod introduction;
 mod prompts;
+mod resources;
 mod server;
 pub mod sessions;
 mod stdio;

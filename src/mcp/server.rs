@@ -14,11 +14,13 @@ use std::sync::Arc;
 use futures::FutureExt as _;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
-    ElicitRequestParams, ElicitationAction, ElicitationSchema, GetPromptRequestParams,
-    GetPromptResponse, Implementation, InputRequest, InputRequests, InputRequiredResult,
-    ListPromptsResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
+    CompleteResult, CompletionInfo, ContentBlock, ElicitRequest, ElicitRequestParams,
+    ElicitationAction, ElicitationSchema, GetPromptRequestParams, GetPromptResponse,
+    Implementation, InputRequest, InputRequests, InputRequiredResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -26,7 +28,9 @@ use serde_json::{Map, Value};
 
 use super::Introduction;
 use super::tools::ToolLists;
-use crate::engine::{CallContext, Engine, KnownScopes, Outcome, Progress, Scopes, Surface};
+use crate::engine::{
+    CallContext, Engine, KnownScopes, Outcome, Progress, SCOPES_TTL, Scopes, Surface,
+};
 use crate::gitlab::Target;
 use crate::render::Output;
 
@@ -142,7 +146,7 @@ impl GitLabServer {
     /// future aborts its GitLab request.
     async fn run(
         &self,
-        request: &CallToolRequestParams,
+        tool: &str,
         arguments: Map<String, Value>,
         confirmed: bool,
         context: &RequestContext<RoleServer>,
@@ -154,9 +158,9 @@ impl GitLabServer {
             .get_progress_token()
             .map(|token| ProgressForwarder::start(token, context.peer.clone()));
         let call = unless_it_panics(
-            &request.name,
+            tool,
             self.engine.call(
-                &request.name,
+                tool,
                 arguments,
                 CallContext {
                     target: &target,
@@ -175,15 +179,14 @@ impl GitLabServer {
         let result = tokio::select! {
             outcome = call => outcome,
             () = context.ct.cancelled() => {
-                tracing::info!(tool = %request.name, "call cancelled by the client");
+                tracing::info!(tool, "call cancelled by the client");
                 Err(ErrorData::internal_error("request cancelled", None))
             }
             () = timeout => {
                 let limit = self.call_timeout.unwrap_or_default().as_secs();
-                tracing::info!(tool = %request.name, limit, "call timed out");
+                tracing::info!(tool, limit, "call timed out");
                 Ok(Outcome::Done(Output::error(format!(
-                    "{}: stopped after {limit} s, this server's limit for one call (GITLAB_MCP_HTTP_CALL_TIMEOUT); whatever GitLab did before then may have happened. Ask for less (a page, a line range).",
-                    request.name
+                    "{tool}: stopped after {limit} s, this server's limit for one call (GITLAB_MCP_HTTP_CALL_TIMEOUT); whatever GitLab did before then may have happened. Ask for less (a page, a line range)."
                 ))))
             }
         };
@@ -338,10 +341,7 @@ fn asking(context: &RequestContext<RoleServer>) -> Asking {
     let can_elicit = context
         .client_capabilities()
         .is_some_and(|c| c.elicitation.is_some());
-    let modern = context
-        .protocol_version()
-        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
-    match (can_elicit, modern) {
+    match (can_elicit, modern(context)) {
         (false, _) => Asking::Impossible,
         (true, true) => Asking::InputRequired,
         (true, false) => Asking::Elicit,
@@ -362,6 +362,20 @@ fn input_required(question: String, digest: String) -> CallToolResponse {
     CallToolResponse::InputRequired(InputRequiredResult::new(Some(requests), Some(digest)))
 }
 
+/// Whether the session speaks 2026-07-28 or later.
+fn modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
+}
+
+/// SEP-2549's caching hints for a list, on 2026-07-28 sessions: the lists
+/// follow the caller's token (its scopes, read again after `SCOPES_TTL`
+/// over HTTP), so only that caller may reuse them, for that long.
+fn list_hints(context: &RequestContext<RoleServer>) -> Option<(u64, CacheScope)> {
+    modern(context).then(|| (SCOPES_TTL.as_millis() as u64, CacheScope::Private))
+}
+
 fn to_result(output: Output) -> CallToolResult {
     let content = vec![ContentBlock::text(output.text)];
     let mut result = if output.is_error {
@@ -377,8 +391,10 @@ impl ServerHandler for GitLabServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
-                .enable_tools()
+                .enable_completions()
                 .enable_prompts()
+                .enable_resources()
+                .enable_tools()
                 .build(),
         )
         .with_server_info(
@@ -396,7 +412,11 @@ impl ServerHandler for GitLabServer {
     ) -> Result<ListToolsResult, ErrorData> {
         let surface = self.surface(&context).await;
         let tools = self.tools.get(&self.engine, surface);
-        Ok(ListToolsResult::with_all_items(tools.as_ref().clone()))
+        let result = ListToolsResult::with_all_items(tools.as_ref().clone());
+        Ok(match list_hints(&context) {
+            Some((ttl, scope)) => result.with_ttl_ms(ttl).with_cache_scope(scope),
+            None => result,
+        })
     }
 
     async fn list_prompts(
@@ -405,9 +425,112 @@ impl ServerHandler for GitLabServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let surface = self.surface(&context).await;
-        Ok(ListPromptsResult::with_all_items(super::prompts::listed(
+        let result = ListPromptsResult::with_all_items(super::prompts::listed(
             self.engine.tools_for(surface),
-        )))
+        ));
+        Ok(match list_hints(&context) {
+            Some((ttl, scope)) => result.with_ttl_ms(ttl).with_cache_scope(scope),
+            None => result,
+        })
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let result = ListResourcesResult::with_all_items(Vec::new());
+        Ok(match list_hints(&context) {
+            Some((ttl, scope)) => result.with_ttl_ms(ttl).with_cache_scope(scope),
+            None => result,
+        })
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let surface = self.surface(&context).await;
+        let result = ListResourceTemplatesResult::with_all_items(super::resources::templates(
+            self.engine.tools_for(surface),
+        ));
+        Ok(match list_hints(&context) {
+            Some((ttl, scope)) => result.with_ttl_ms(ttl).with_cache_scope(scope),
+            None => result,
+        })
+    }
+
+    /// Values for a prompt argument or a template variable, from one
+    /// GitLab read within `completions::TIME_LIMIT`; a failure is an empty
+    /// completion, logged.
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let surface = self.surface(&context).await;
+        let source = super::completions::source(self.engine.tools_for(surface), &request)?;
+        let typed = request.argument.value.as_str();
+        let project = request
+            .context
+            .as_ref()
+            .and_then(|c| c.get_argument("project"))
+            .map(String::as_str);
+        let Some(read) = source.read(typed, project) else {
+            return Ok(CompleteResult::default());
+        };
+        let target = self.target(&context)?;
+        let scopes = self.scopes(&context).await;
+        let call = CallContext {
+            target: &target,
+            scopes: scopes.as_ref(),
+            confirmed: false,
+            progress: None,
+        };
+        let answer = tokio::time::timeout(
+            super::completions::TIME_LIMIT,
+            self.engine.read_json(read.tool, read.arguments, call),
+        )
+        .await;
+        let completion = match answer {
+            Ok(Ok((value, pagination))) => source.values(typed, &value, &pagination),
+            Ok(Err(why)) => {
+                tracing::info!(tool = read.tool, %why, "completion: no values");
+                CompletionInfo::default()
+            }
+            Err(_) => {
+                tracing::info!(
+                    tool = read.tool,
+                    "completion: GitLab did not answer in time"
+                );
+                CompletionInfo::default()
+            }
+        };
+        Ok(CompleteResult::new(completion))
+    }
+
+    /// A resource is read by the tool call its URI stands for, through the
+    /// engine: the same policy, scopes, lockdown and rendering as the tool.
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let call = super::resources::call(&request.uri)?;
+        let output = match self.run(call.tool, call.arguments, false, &context).await? {
+            Outcome::Done(output) => output,
+            // Reads are never held for confirmation; refuse if one were.
+            Outcome::NeedsConfirmation { refusal, .. } => Output::error(refusal),
+        };
+        let result = super::resources::contents(&request.uri, output)?;
+        let result = if modern(&context) {
+            // GitLab's data changes: read it again each time.
+            result.with_ttl_ms(0).with_cache_scope(CacheScope::Private)
+        } else {
+            result
+        };
+        Ok(result.into())
     }
 
     async fn get_prompt(
@@ -447,7 +570,12 @@ impl ServerHandler for GitLabServer {
             return Ok(to_result(declined(&request)).into());
         }
         let outcome = self
-            .run(&request, arguments.clone(), answer == Some(true), &context)
+            .run(
+                &request.name,
+                arguments.clone(),
+                answer == Some(true),
+                &context,
+            )
             .await?;
         let (question, refusal) = match outcome {
             Outcome::Done(output) => return Ok(to_result(output).into()),
@@ -458,7 +586,7 @@ impl ServerHandler for GitLabServer {
             Asking::Impossible => refused(),
             Asking::InputRequired => Ok(input_required(question, digest)),
             Asking::Elicit => match self.elicit(&context, &question).await {
-                Some(true) => match self.run(&request, arguments, true, &context).await? {
+                Some(true) => match self.run(&request.name, arguments, true, &context).await? {
                     Outcome::Done(output) => Ok(to_result(output).into()),
                     Outcome::NeedsConfirmation { .. } => refused(),
                 },
