@@ -179,6 +179,14 @@ fn action(
         .collect();
 
     check_returns(&a.returns, known.kinds, at, report);
+    if a.long_running && a.destructive == Some(true) {
+        // A task runs detached from its request: no one is there to confirm.
+        report.field(
+            at,
+            "long_running",
+            "a destructive action cannot be long-running: a task has no one to confirm it",
+        );
+    }
     let handler = code_file(a.handler.as_deref(), "handler", &known.handlers, at, report);
     let check = code_file(a.check.as_deref(), "check", &known.checks, at, report);
     if !readable {

@@ -25,7 +25,8 @@
 //! `returns` naming no kind of `kinds.toml`; a toolset not declared in
 //! `_shared.toml`; a `handler` or `check` that is not snake_case or has no
 //! file in `src/handlers/` or `src/dispatch/checks/`; a `one_of` or
-//! `replaced_by` naming no parameter of the action; an `icon` with no SVG
+//! `replaced_by` naming no parameter of the action; `long_running` on a
+//! destructive action (a task cannot ask for confirmation); an `icon` with no SVG
 //! in `catalog/icons/`, or no `server.svg` there; a value that is not
 //! JSON-representable; a prompt text naming an argument it does not
 //! declare; a `diffs`, `served_by`, peer tool or reference prefix of the

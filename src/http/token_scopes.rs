@@ -1,15 +1,13 @@
 //! Each caller's token's scopes, kept `SCOPES_TTL` so that GitLab is
-//! asked once per token, not once per request. The key is a SHA-256 of the
-//! token and the GitLab it goes to: no token is kept, and the key is never
-//! logged. Two requests of a new token at once share one lookup (the
+//! asked once per token, not once per request. The key is the target's
+//! fingerprint (a SHA-256 of the token and the GitLab it goes to): no token
+//! is kept, and the key is never logged. Two requests of a new token at once share one lookup (the
 //! entry's `KnownScopes`). The map is bounded: past `CAPACITY` tokens the
 //! expired entries go, and if none has expired, all of them.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-
-use ring::digest::{SHA256, digest};
 
 use crate::engine::{KnownScopes, SCOPES_TTL as TTL};
 use crate::gitlab::Target;
@@ -28,14 +26,7 @@ impl ScopeCache {
     /// The scopes entry of the target's token, new or still fresh; `None`
     /// for a request without a token.
     pub fn entry(&self, target: &Target) -> Option<Arc<KnownScopes>> {
-        let credentials = target.credentials.as_ref()?;
-        let mut material = credentials.token.expose().as_bytes().to_vec();
-        material.push(b'\n');
-        material.extend_from_slice(target.api_root.as_bytes());
-        let key: Key = digest(&SHA256, &material)
-            .as_ref()
-            .try_into()
-            .expect("SHA-256 is 32 bytes");
+        let key: Key = target.fingerprint()?;
         let now = Instant::now();
         let mut entries = self
             .entries

@@ -40,6 +40,7 @@ pub struct EndpointOptions {
 /// and, when it has a token, that token's `Arc<KnownScopes>`.
 pub fn router(engine: Arc<Engine>, path: &str, options: EndpointOptions) -> axum::Router {
     let tools = Arc::new(super::tools::ToolLists::default());
+    let tasks = Arc::new(super::tasks::Tasks::default());
     let call_timeout = options.call_timeout;
     let introduction = Arc::new(options.introduction);
     let factory = move || {
@@ -48,6 +49,7 @@ pub fn router(engine: Arc<Engine>, path: &str, options: EndpointOptions) -> axum
             tools.clone(),
             introduction.clone(),
             call_timeout,
+            tasks.clone(),
         ))
     };
     let mut config = StreamableHttpServerConfig::default()

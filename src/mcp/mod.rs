@@ -9,6 +9,7 @@ mod resources;
 mod server;
 pub mod sessions;
 mod stdio;
+mod tasks;
 pub mod tools;
 
 pub use introduction::Introduction;

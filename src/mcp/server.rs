@@ -7,6 +7,9 @@
 //! sessions up to 2025-11-25 whose client declared elicitation, an
 //! input-required result on 2026-07-28 sessions; otherwise it is refused.
 //! A declined or cancelled question sends nothing.
+//!
+//! A long-running action called by a client that declared the tasks
+//! extension is started as a task (`tasks.rs`) and answered with it.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -14,19 +17,21 @@ use std::sync::Arc;
 use futures::FutureExt as _;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
-    CompleteResult, CompletionInfo, ContentBlock, ElicitRequest, ElicitRequestParams,
-    ElicitationAction, ElicitationSchema, GetPromptRequestParams, GetPromptResponse,
-    Implementation, InputRequest, InputRequests, InputRequiredResult, ListPromptsResult,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    CompleteRequestParams, CompleteResult, CompletionInfo, ContentBlock, CreateTaskResult,
+    ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema,
+    GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, Implementation,
+    InputRequest, InputRequests, InputRequiredResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ProgressNotificationParam, ProgressToken, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 
 use super::Introduction;
+use super::tasks::{TaskCall, Tasks};
 use super::tools::ToolLists;
 use crate::engine::{
     CallContext, Engine, KnownScopes, Outcome, Progress, SCOPES_TTL, Scopes, Surface,
@@ -49,6 +54,8 @@ pub struct GitLabServer {
     /// The most a tool call may take; past it the call is dropped (its
     /// GitLab request aborted) and the model told so.
     call_timeout: Option<std::time::Duration>,
+    /// The process's tasks, shared by every server of the process.
+    tasks: Arc<Tasks>,
 }
 
 /// Where the target (GitLab and credentials) of a call comes from.
@@ -82,15 +89,18 @@ impl GitLabServer {
             targets: Targets::Server,
             scopes: Some(scopes),
             call_timeout: None,
+            tasks: Arc::default(),
         }
     }
 
-    /// A server whose calls go where each HTTP request says.
+    /// A server whose calls go where each HTTP request says; `tools` and
+    /// `tasks` are shared by the servers of every request.
     pub fn per_request(
         engine: Arc<Engine>,
         tools: Arc<ToolLists>,
         introduction: Arc<Introduction>,
         call_timeout: Option<std::time::Duration>,
+        tasks: Arc<Tasks>,
     ) -> Self {
         GitLabServer {
             engine,
@@ -99,6 +109,7 @@ impl GitLabServer {
             targets: Targets::PerRequest,
             scopes: None,
             call_timeout,
+            tasks,
         }
     }
 
@@ -195,6 +206,34 @@ impl GitLabServer {
             progress.finish().await;
         }
         result
+    }
+
+    /// A long-running call of a client that declared the tasks extension,
+    /// started as a task; `None`: answer it inline.
+    async fn as_task(
+        &self,
+        tool: &str,
+        arguments: &Map<String, Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Option<CreateTaskResult>, ErrorData> {
+        let declared = context
+            .client_capabilities()
+            .is_some_and(|c| c.supports_tasks());
+        if !declared {
+            return Ok(None);
+        }
+        let scopes = self.scopes(context).await;
+        let surface = scopes.as_ref().map_or(Surface::Full, Scopes::surface);
+        if !super::tasks::long_running(self.engine.tools_for(surface), tool, arguments) {
+            return Ok(None);
+        }
+        Ok(self.tasks.start(TaskCall {
+            engine: self.engine.clone(),
+            tool: tool.to_string(),
+            arguments: arguments.clone(),
+            target: self.target(context)?,
+            scopes,
+        }))
     }
 
     /// Ask the user on a session that allows server requests.
@@ -376,7 +415,7 @@ fn list_hints(context: &RequestContext<RoleServer>) -> Option<(u64, CacheScope)>
     modern(context).then(|| (SCOPES_TTL.as_millis() as u64, CacheScope::Private))
 }
 
-fn to_result(output: Output) -> CallToolResult {
+pub(super) fn to_result(output: Output) -> CallToolResult {
     let content = vec![ContentBlock::text(output.text)];
     let mut result = if output.is_error {
         CallToolResult::error(content)
@@ -394,6 +433,7 @@ impl ServerHandler for GitLabServer {
                 .enable_completions()
                 .enable_prompts()
                 .enable_resources()
+                .enable_tasks()
                 .enable_tools()
                 .build(),
         )
@@ -564,6 +604,9 @@ impl ServerHandler for GitLabServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.clone().unwrap_or_default();
+        if let Some(task) = self.as_task(&request.name, &arguments, &context).await? {
+            return Ok(CallToolResponse::Task(task));
+        }
         let digest = call_digest(&request.name, &arguments);
         let answer = input_answer(&request, &digest);
         if answer == Some(false) {
@@ -594,6 +637,31 @@ impl ServerHandler for GitLabServer {
                 None => refused(),
             },
         }
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let task = self.tasks.get(&request.task_id, &self.target(&context)?)?;
+        Ok(GetTaskResult::new(task))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.update(&request.task_id, &self.target(&context)?)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel(&request.task_id, &self.target(&context)?)
     }
 }
 

@@ -291,6 +291,25 @@ fn an_icon_without_its_svg_and_a_catalog_without_the_server_s_fail_naming_the_fi
 }
 
 #[test]
+fn a_destructive_action_cannot_be_long_running() {
+    let file = tool(
+        "gitlab_issue",
+        r#"["core"]"#,
+        "returns = \"issue[]\"\nlong_running = true",
+    )
+    .replace("destructive = false", "destructive = true");
+    assert_eq!(
+        problems(&[("gitlab_issue", file)]),
+        [problem(
+            "catalog/gitlab_issue.toml",
+            "action `list`",
+            Some("long_running"),
+            "a destructive action cannot be long-running: a task has no one to confirm it"
+        )]
+    );
+}
+
+#[test]
 fn an_unknown_handler_or_check_fails_naming_file_and_action() {
     let problems = problems(&[(
         "gitlab_issue",

@@ -53,4 +53,5 @@ mod scopes;
 mod secrets;
 mod security_md;
 mod stdio_hygiene;
+mod tasks;
 mod untrusted_content;
