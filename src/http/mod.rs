@@ -12,9 +12,11 @@
 //! and kept a few minutes, so each token is offered what it may do). A
 //! refusal is sent once the request's body is read (within the body bound
 //! and a short time), else with `Connection: close`: the connection stays
-//! usable, as OAuth discovery after a 401 needs. Nothing is kept between requests (but
-//! `--stateful`'s sessions), so any number of instances can serve behind a
-//! plain load balancer.
+//! usable, as OAuth discovery after a 401 needs. Nothing a request needs is
+//! kept between requests but `--stateful`'s sessions and the tasks the MCP
+//! layer runs (a task is polled at the instance that started it); the
+//! scopes are a cache any instance fills again. So any number of instances
+//! can serve behind a plain load balancer.
 
 mod credentials;
 mod guard;
