@@ -122,6 +122,9 @@ pub struct FieldDef {
     pub required: bool,
     #[serde(default, rename = "enum")]
     pub allowed: Vec<String>,
+    /// GitLab runs `/command` lines of this text as quick actions.
+    #[serde(default)]
+    pub quick_actions: bool,
     pub doc: String,
 }
 

@@ -261,8 +261,8 @@ fn param(out: &mut String, p: &Param) {
         .iter()
         .map(|f| {
             format!(
-                "FieldSpec {{ name: {:?}, ty: ParamType::{:?}, required: {}, allowed: &{:?}, doc: {:?} }},",
-                f.name, f.ty, f.required, f.allowed, f.doc
+                "FieldSpec {{ name: {:?}, ty: ParamType::{:?}, required: {}, allowed: &{:?}, quick_actions: {}, doc: {:?} }},",
+                f.name, f.ty, f.required, f.allowed, f.quick_actions, f.doc
             )
         })
         .collect();

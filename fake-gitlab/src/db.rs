@@ -252,6 +252,48 @@ pub struct MergeRequest {
     pub versions: Vec<MrVersion>,
     pub milestone_id: Option<u64>,
     pub head_pipeline_id: Option<u64>,
+    /// Pending review comments, every author's; only their author sees
+    /// them (docs: https://docs.gitlab.com/api/draft_notes/).
+    pub draft_notes: Vec<DraftNote>,
+    /// Set by `merge` with `auto_merge` while the head pipeline runs.
+    pub auto_merge: Option<AutoMerge>,
+    /// Why the last merge failed (GitLab's `merge_error`).
+    pub merge_error: Option<String>,
+}
+
+/// A draft note: a comment that waits for its author to publish it.
+#[derive(Clone)]
+pub struct DraftNote {
+    pub id: u64,
+    pub author_id: u64,
+    pub note: String,
+    /// The position as given, checked only as Grape checks it; GitLab
+    /// checks the line when the draft is published.
+    pub position: Option<serde_json::Value>,
+    pub in_reply_to_discussion_id: Option<String>,
+    pub resolve_discussion: bool,
+    pub commit_id: Option<String>,
+}
+
+/// An auto-merge waiting for the head pipeline. The fake's pipelines do
+/// not run, so the pipeline "finishes" after `reads_left` reads of the
+/// merge request, and `then` says how.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AutoMerge {
+    pub reads_left: u32,
+    pub then: AutoMergeEnd,
+    /// Who set it: the merge is theirs (GitLab's `merge_user`).
+    pub merge_user: u64,
+}
+
+/// How an auto-merge ends once its pipeline finishes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AutoMergeEnd {
+    /// The pipeline succeeds and the merge request is merged.
+    Merged,
+    /// The merge is tried and fails: `merge_error` is set and auto-merge
+    /// is off (GitLab's `MergeService#handle_merge_error`).
+    Fails(String),
 }
 
 /// One diff version of a merge request.
@@ -810,6 +852,9 @@ fn seed_api_project(db: &mut Db) -> Project {
             versions: vec![],
             milestone_id: None,
             head_pipeline_id: None,
+            draft_notes: vec![],
+            auto_merge: None,
+            merge_error: None,
         });
     }
 

@@ -342,9 +342,13 @@ pub fn merge_request(db: &Db, p: &Project, m: &MergeRequest, full: bool) -> Valu
         "milestone": m.milestone_id
             .and_then(|id| p.milestones.iter().find(|x| x.id == id))
             .map(|x| milestone(db, p, x)),
-        "merge_when_pipeline_succeeds": false,
+        "merge_when_pipeline_succeeds": m.auto_merge.is_some(),
         "merge_status": "can_be_merged",
-        "detailed_merge_status": if m.state == "opened" { "mergeable" } else { "not_open" },
+        "detailed_merge_status": match (m.state.as_str(), &m.auto_merge) {
+            ("opened", Some(_)) => "ci_still_running",
+            ("opened", None) => "mergeable",
+            _ => "not_open",
+        },
         "merge_after": null,
         "sha": m.sha,
         "merge_commit_sha": m.merge_commit_sha,
@@ -388,7 +392,7 @@ pub fn merge_request(db: &Db, p: &Project, m: &MergeRequest, full: bool) -> Valu
             "pipeline": head_pipeline.map(|pl| pipeline(db, p, pl, false)),
             "head_pipeline": head_pipeline.map(|pl| pipeline(db, p, pl, true)),
             "diff_refs": {"base_sha": version.base_commit_sha, "head_sha": version.head_commit_sha, "start_sha": version.start_commit_sha},
-            "merge_error": null,
+            "merge_error": m.merge_error,
             "first_contribution": false,
             "user": {"can_merge": true},
             "approvals_before_merge": null,

@@ -836,6 +836,9 @@ fn merge_requests(
             versions: vec![version(7_401, &node18, &node20_sha, vec![node20_sha.clone()], "2026-01-19T09:00:00.000Z", node20_diffs)],
             milestone_id: Some(31),
             head_pipeline_id: None,
+            draft_notes: vec![],
+            auto_merge: None,
+            merge_error: None,
         },
         MergeRequest {
             id: 7_302,
@@ -863,6 +866,9 @@ fn merge_requests(
             versions: vec![version(7_411, main_head, r1, vec![r1.clone()], "2026-02-25T09:20:00.000Z", diff_files(main, redis))],
             milestone_id: Some(32),
             head_pipeline_id: Some(4103),
+            draft_notes: vec![],
+            auto_merge: None,
+            merge_error: None,
         },
     ];
 
@@ -990,6 +996,9 @@ fn merge_requests(
         versions: vec![v1_version, v2_version],
         milestone_id: Some(32),
         head_pipeline_id: Some(4102),
+        draft_notes: vec![],
+        auto_merge: None,
+        merge_error: None,
     });
     p.merge_requests = mrs;
     let _ = db;

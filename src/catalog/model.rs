@@ -261,6 +261,8 @@ pub struct FieldSpec {
     pub ty: ParamType,
     pub required: bool,
     pub allowed: &'static [&'static str],
+    /// GitLab runs lines of this text that start with `/` as quick actions.
+    pub quick_actions: bool,
     pub doc: &'static str,
 }
 

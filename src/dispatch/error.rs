@@ -113,11 +113,14 @@ pub enum ParamProblem {
         name: &'static str,
         element: &'static str,
     },
-    /// Two parameters of which exactly one must be given: both were, or
-    /// neither.
     /// Two parameters of which at most one may be given.
     BothGiven {
         names: [&'static str; 2],
+    },
+    /// A parameter another one needs, missing: `reason` says which, and why.
+    NeededFor {
+        name: &'static str,
+        reason: &'static str,
     },
     /// The end of a range before its start.
     EndsBeforeStart {
@@ -158,6 +161,9 @@ pub enum ItemProblem {
         allowed: &'static [&'static str],
         closest: Option<&'static str>,
     },
+    /// A rule across the element's fields, worded as for parameters
+    /// (`comments[1]`: `line` and `old_line` are both given).
+    Rule(Box<ParamProblem>),
 }
 
 impl ParamProblem {
@@ -175,6 +181,7 @@ impl ParamProblem {
             | ParamProblem::Format { name, .. }
             | ParamProblem::OutOfRange { name, .. }
             | ParamProblem::Empty { name, .. }
+            | ParamProblem::NeededFor { name, .. }
             | ParamProblem::EndsBeforeStart { name, .. } => Some(name),
             ParamProblem::BothGiven { .. } => None,
             ParamProblem::Item { param, .. } => Some(param),
@@ -301,6 +308,9 @@ impl fmt::Display for ParamProblem {
             ParamProblem::BothGiven { names: [a, b] } => {
                 write!(f, "`{a}` and `{b}` are both given: give one of them")
             }
+            ParamProblem::NeededFor { name, reason } => {
+                write!(f, "`{name}` is missing: {reason}")
+            }
             ParamProblem::EndsBeforeStart {
                 name,
                 end,
@@ -349,6 +359,7 @@ impl fmt::Display for ParamProblem {
                         write!(f, "`{at}` ")?;
                         write_not_allowed(f, allowed, value, *closest)
                     }
+                    ItemProblem::Rule(rule) => write!(f, "`{at}`: {rule}"),
                 }
             }
         }

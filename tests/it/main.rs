@@ -25,6 +25,7 @@ mod e2e_merge_gates;
 mod e2e_pagination;
 mod e2e_requests;
 mod e2e_review;
+mod e2e_review_workflow;
 mod e2e_signin;
 mod e2e_timeline;
 mod e2e_tools;

@@ -6,6 +6,7 @@
 
 mod commit_actions;
 mod line_comment;
+mod review;
 
 use super::Arg;
 use super::error::ParamProblem;
@@ -16,5 +17,6 @@ pub fn problems(check: Check, args: &[Arg]) -> Vec<ParamProblem> {
     match check {
         Check::CommitActions => commit_actions::problems(args),
         Check::LineComment => line_comment::problems(args),
+        Check::Review => review::problems(args),
     }
 }
