@@ -1,9 +1,10 @@
 //! Long-running actions as tasks (the tasks extension, SEP-2663): a client
 //! that declared the extension gets a task for an action the catalog marks
-//! `long_running` and polls it for the same answer an inline call gives; a
-//! client that did not, or any other action, is answered inline as before;
-//! a cancelled task stops its GitLab request; over HTTP, only the token
-//! that started a task sees it.
+//! `long_running` and polls it for the same answer an inline call gives,
+//! the action's progress as the task's status message; a client that did
+//! not, or any other action, is answered inline as before; a cancelled task
+//! stops its GitLab request; over HTTP, only the token that started a task
+//! sees it.
 
 use crate::common;
 
@@ -11,6 +12,7 @@ use std::time::Duration;
 
 use common::http::HttpServer;
 use common::{BOTH, Harness, Lifecycle};
+use fake_gitlab::db::{AutoMerge, AutoMergeEnd};
 use fake_gitlab::{FakeGitLab, Fault};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities,
@@ -139,6 +141,67 @@ async fn an_export_runs_as_a_task_whose_answer_is_the_inline_one() {
         plain.stop().await;
         h.stop().await;
     }
+}
+
+/// A wait for an auto-merge is a task whose status message is the merge
+/// request's state as each read finds it, and whose answer is the merge.
+#[tokio::test]
+async fn wait_merge_runs_as_a_task_whose_status_follows_its_progress() {
+    let h = Harness::start_client(TasksClient, Lifecycle::Discover, &[]).await;
+    {
+        let mut db = h.fake.db();
+        let project = db.projects.iter_mut().find(|p| p.id == 1).unwrap();
+        let mr = &mut project.merge_requests[0];
+        mr.head_pipeline_id = Some(1003);
+        mr.auto_merge = Some(AutoMerge {
+            reads_left: 3,
+            then: AutoMergeEnd::Merged,
+            merge_user: 1,
+        });
+    }
+    let arguments =
+        json!({"action": "wait_merge", "params": {"project_id": 1, "merge_request_iid": 1}});
+    let wait = CallToolRequestParams::new("gitlab_merge_request")
+        .with_arguments(arguments.as_object().unwrap().clone());
+    let task = task_of(call_once(&h.client, wait).await).task;
+    let mut messages = Vec::new();
+    let payload = loop {
+        let state = h
+            .client
+            .get_task(GetTaskParams::new(&task.task_id))
+            .await
+            .expect("tasks/get answers");
+        if let Some(message) = state.task.task.status_message.clone()
+            && messages.last() != Some(&message)
+        {
+            messages.push(message);
+        }
+        if state.task.status().is_terminal() {
+            break state.task.payload;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    // The task starts as "running"; the first read (at once) and each
+    // after it report the merge request's state.
+    let progress: Vec<&String> = messages
+        .iter()
+        .filter(|m| *m != "gitlab_merge_request running")
+        .collect();
+    assert_eq!(
+        progress,
+        [
+            "!1 opened, detailed_merge_status ci_still_running, head pipeline running, auto-merge set"
+        ],
+        "{messages:?}"
+    );
+    let answer = completed(payload);
+    let text = answer.content[0].as_text().unwrap().text.clone();
+    assert!(text.starts_with("Merged.\n⟦\n!1 merged at "), "{text}");
+    assert_eq!(
+        sent(&h.fake),
+        vec!["GET /api/v4/projects/1/merge_requests/1".to_string(); 3]
+    );
+    h.stop().await;
 }
 
 #[tokio::test]
