@@ -7,6 +7,7 @@
 
 use std::fmt::{self, Write as _};
 
+use super::graphql_read::GraphqlProblem;
 use super::help;
 use super::view::ViewProblem;
 use super::web_url::UrlProblem;
@@ -129,6 +130,9 @@ pub enum ParamProblem {
         start_name: &'static str,
         start: i64,
     },
+    /// An agent's GraphQL document that is not a read within GitLab's
+    /// limits.
+    Graphql(GraphqlProblem),
     /// A problem with one object of an array parameter: `field` of element
     /// `index` (`actions[1].content`), or the element itself.
     Item {
@@ -173,7 +177,8 @@ impl ParamProblem {
             ParamProblem::Unknown { .. }
             | ParamProblem::BesideAction { .. }
             | ParamProblem::OneOf { .. }
-            | ParamProblem::Url(_) => None,
+            | ParamProblem::Url(_)
+            | ParamProblem::Graphql(_) => None,
             ParamProblem::Missing { name }
             | ParamProblem::WrongType { name, .. }
             | ParamProblem::NotAllowed { name, .. }
@@ -302,6 +307,7 @@ impl fmt::Display for ParamProblem {
                 "`{key}` is not a parameter: it goes beside `action`, not inside `params`"
             ),
             ParamProblem::Url(problem) => write!(f, "{problem}"),
+            ParamProblem::Graphql(problem) => write!(f, "{problem}"),
             ParamProblem::Empty { name, element } => {
                 write!(f, "`{name}` is empty: give at least one {element}")
             }

@@ -13,7 +13,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 use tokio::sync::Semaphore;
 
 use super::error::{GitLabError, NetworkKind, StatusError};
-use super::request::{Body, HttpRequest};
+use super::request::{Body, Endpoint, GRAPHQL_PATH, HttpRequest};
 use super::response::{Pagination, Response};
 use super::target::{AuthScheme, Target};
 use crate::catalog::Method;
@@ -275,7 +275,10 @@ impl Client {
         target: &Target,
         request: &HttpRequest,
     ) -> Result<reqwest::RequestBuilder, GitLabError> {
-        let url = format!("{}{}", target.api_root, request.path_and_query());
+        let url = match request.endpoint {
+            Endpoint::Rest => format!("{}{}", target.api_root, request.path_and_query()),
+            Endpoint::Graphql(_) => format!("{}{}", target.web_root(), GRAPHQL_PATH),
+        };
         let parsed = reqwest::Url::parse(&url).map_err(|_| GitLabError::Network {
             kind: NetworkKind::Other,
             host: target.host(),

@@ -16,7 +16,7 @@ use super::diff_reads::{newest_diffs, refuse};
 use crate::catalog::{Method, RestRoute};
 use crate::diff::FileDiff;
 use crate::dispatch::ValidatedCall;
-use crate::gitlab::{Body, HttpRequest, request};
+use crate::gitlab::{Body, Endpoint, HttpRequest, request};
 use crate::render::{self, Output};
 
 /// What the call asks for: the lines, and the comment's body.
@@ -58,6 +58,7 @@ pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
         query: String::new(),
         body: Some(Body::Json(Value::Object(thread))),
         idempotent: false,
+        endpoint: Endpoint::Rest,
     };
     gitlab.progress(2.0, Some(3.0), "posting the thread");
     let output = match gitlab.send(&post).await {

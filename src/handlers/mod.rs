@@ -11,6 +11,7 @@ mod artifact_list;
 mod diff_position;
 mod diff_reads;
 mod download_link;
+pub mod graphql;
 mod line_comment;
 pub mod lockdown;
 mod paging;

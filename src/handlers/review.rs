@@ -42,7 +42,7 @@ use super::diff_reads::{failed_read, newest_diffs};
 use crate::catalog::{Method, RestRoute};
 use crate::diff::FileDiff;
 use crate::dispatch::ValidatedCall;
-use crate::gitlab::{Body, Failed, GitLabError, HttpRequest, Response, request};
+use crate::gitlab::{Body, Endpoint, Failed, GitLabError, HttpRequest, Response, request};
 use crate::render::Output;
 
 /// The notes a review reads: the newest first, GitLab's largest page.
@@ -265,6 +265,7 @@ async fn post(gitlab: &Gitlab<'_>, path: String, body: Option<Value>) -> Result<
         query: String::new(),
         body: body.map(Body::Json),
         idempotent: false,
+        endpoint: Endpoint::Rest,
     };
     let response = gitlab.send(&request).await?;
     Ok(serde_json::from_slice(&response.body).unwrap_or(Value::Null))

@@ -11,7 +11,7 @@
 //! | scope | what it opens |
 //! |---|---|
 //! | `api` | everything |
-//! | `read_api` | every `GET` (`request.get? \|\| request.head?`) |
+//! | `read_api` | every `GET` (`request.get? \|\| request.head?`), and GraphQL queries (GitLab's GraphQL types are authorized for `api` and `read_api`, its mutations for `api` only) |
 //! | `read_repository` | `GET` of the repository files API (`lib/api/files.rb`) |
 //! | `read_user` | `GET` of `/user`, `/users`, `/version`, `/metadata`, `/events` |
 //! | `write_repository`, `read_registry`, `write_registry`, `read_virtual_registry`, `write_virtual_registry`, `openid`, `profile`, `email`, `read_service_ping`, `read_observability` | nothing the catalog calls |
@@ -22,7 +22,7 @@
 //! read-only token keeps every read, and the `POST` actions the catalog
 //! marks read-only (a GraphQL query, a lint), which GitLab may still refuse.
 
-use crate::catalog::{ActionSpec, Method, Route, ToolSpec};
+use crate::catalog::{ActionSpec, Method, Operation, Route, ToolSpec};
 
 /// Scopes whose reach through the REST API is known: none of them writes.
 const KNOWN_WITHOUT_WRITES: [&str; 13] = [
@@ -132,6 +132,7 @@ impl Scopes {
 fn reads(action: &ActionSpec) -> bool {
     match action.route {
         Route::Rest(route) => action.read_only || route.method == Method::Get,
+        Route::Graphql(route) => route.operation == Operation::Query,
         Route::Local(_) => true,
     }
 }
@@ -173,18 +174,17 @@ impl Surface {
 
     /// Whether a token with this surface is offered `action`.
     pub fn allows(self, action: &ActionSpec) -> bool {
-        let Route::Rest(route) = action.route else {
-            return true;
-        };
-        match self {
-            Surface::Full => true,
-            Surface::ReadOnly => reads(action),
-            Surface::Narrow { repository, user } => {
+        match (self, action.route) {
+            (_, Route::Local(_)) | (Surface::Full, _) => true,
+            (Surface::ReadOnly, _) => reads(action),
+            (Surface::Narrow { repository, user }, Route::Rest(route)) => {
                 let path = route.template;
                 route.method == Method::Get
                     && ((repository && path.starts_with(REPOSITORY_FILES))
                         || (user && USER_PATHS.iter().any(|p| under(path, p))))
             }
+            // GraphQL needs `api` or `read_api`.
+            (Surface::Narrow { .. }, Route::Graphql(_)) => false,
         }
     }
 

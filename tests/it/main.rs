@@ -30,6 +30,7 @@ mod e2e_signin;
 mod e2e_timeline;
 mod e2e_tools;
 mod e2e_urls;
+mod e2e_work_items;
 mod error_corpus;
 mod faults;
 mod fuzz_seeds;

@@ -424,6 +424,26 @@ async fn answers_by_resource_kind() {
             "gitlab_search",
             json!({"action": "project", "params": {"project_id": 1, "scope": "blobs", "search": "cargo run"}}),
         ),
+        (
+            "work_item",
+            "gitlab_work_item",
+            json!({"action": "get", "params": {"project_id": "acme/platform/api", "work_item_iid": 3}}),
+        ),
+        (
+            "work_item_list",
+            "gitlab_work_item",
+            json!({"action": "list", "params": {"project_id": "acme/platform/api", "first": 3}}),
+        ),
+        (
+            "work_item_notes",
+            "gitlab_work_item",
+            json!({"action": "notes", "params": {"project_id": "acme/platform/api", "work_item_iid": 2}}),
+        ),
+        (
+            "graphql_type",
+            "gitlab_graphql",
+            json!({"action": "schema", "params": {"type": "WorkItemConnection"}}),
+        ),
         ("tool_help", "gitlab_label", json!({"action": "help"})),
         (
             "action_help",

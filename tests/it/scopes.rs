@@ -14,7 +14,7 @@ use std::process::Stdio;
 use common::http::HttpServer;
 use common::{BOTH, Harness, Lifecycle};
 use fake_gitlab::{FakeGitLab, Fault, RecordedRequest};
-use gitlab_mcp::catalog::{self, Route};
+use gitlab_mcp::catalog::{self, Operation, Route};
 use rmcp::model::Tool;
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
@@ -41,12 +41,13 @@ fn offered(tools: &[Tool]) -> Vec<String> {
 }
 
 /// Whether the catalog says `tool.action` only reads, as `read_api` sees
-/// it: a GET, or an action marked read-only.
+/// it: a GET, an action marked read-only, or a GraphQL query.
 fn reads(name: &str) -> bool {
     let (tool, action) = name.split_once('.').unwrap();
     let action = catalog::tool(tool).unwrap().action(action).unwrap();
     match action.route {
         Route::Rest(route) => action.read_only || route.method.as_str() == "GET",
+        Route::Graphql(route) => route.operation == Operation::Query,
         Route::Local(_) => true,
     }
 }
@@ -95,6 +96,11 @@ async fn a_read_api_token_is_offered_no_write_and_a_write_names_the_scope_with_n
         let writes: Vec<&String> = actions.iter().filter(|a| !reads(a)).collect();
         assert_eq!(writes, Vec::<&String>::new(), "{lifecycle:?}");
         assert!(actions.contains(&"gitlab_issue.get".to_string()));
+        // GraphQL: queries are open to `read_api`, mutations are not.
+        for query in ["gitlab_graphql.query", "gitlab_work_item.get"] {
+            assert!(actions.contains(&query.to_string()), "{query}");
+        }
+        assert!(!actions.contains(&"gitlab_work_item.create".to_string()));
         assert_eq!(tools.len(), catalog::tools().len(), "every tool has reads");
 
         let text = h

@@ -6,6 +6,7 @@
 
 mod commit_actions;
 mod line_comment;
+mod one_namespace;
 mod review;
 
 use super::Arg;
@@ -18,5 +19,6 @@ pub fn problems(check: Check, args: &[Arg]) -> Vec<ParamProblem> {
         Check::CommitActions => commit_actions::problems(args),
         Check::LineComment => line_comment::problems(args),
         Check::Review => review::problems(args),
+        Check::OneNamespace => one_namespace::problems(args),
     }
 }
