@@ -79,7 +79,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if *json {
                 print_stdout(&list);
             } else {
-                print_stdout(&tools_summary(tools, &list));
+                let model = mcp::tools::model_view_json(tools);
+                print_stdout(&tools_summary(tools, &list, &model));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -252,9 +253,12 @@ fn current_thread() -> Result<tokio::runtime::Runtime, String> {
         .map_err(|e| format!("cannot start the async runtime: {e}"))
 }
 
-fn tools_summary(tools: &[catalog::ToolSpec], list_json: &str) -> String {
+/// The first line counts the whole list (icons included) and the model's
+/// view of it (names, descriptions, schemas), which the budget bounds.
+fn tools_summary(tools: &[catalog::ToolSpec], list_json: &str, model_json: &str) -> String {
     let tokens = gitlab_mcp::tokens::cl100k(list_json)
-        .map(|t| format!(", {t} tokens (cl100k)"))
+        .zip(gitlab_mcp::tokens::cl100k(model_json))
+        .map(|(all, model)| format!(", {all} tokens (cl100k), {model} in the model's view"))
         .unwrap_or_default();
     let mut out = format!(
         "{} tools, {} actions, tool list {} bytes{tokens}\n",

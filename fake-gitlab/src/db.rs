@@ -4,7 +4,9 @@
 //! - users: 1 `alice` (a member of every private project but `acme/secret`),
 //!   2 `bob`, 3 `carol`;
 //! - tokens (see `auth.rs`): `glpat-alice` (scope api), `glpat-alice-read`
-//!   (scope read_api), `glpat-expired` (expired), `oauth-alice` (OAuth, Bearer only);
+//!   (scope read_api), `glpat-alice-files` (scope read_repository),
+//!   `glpat-expired` (expired), `oauth-alice` and `oauth-alice-read` (OAuth,
+//!   api and read_api, Bearer only);
 //! - groups: 10 `acme`, 11 `acme/platform`;
 //! - projects: 1 `acme/platform/api` (private, 25 issues, 3 merge requests,
 //!   pipelines, jobs, branches with slashes and non-ASCII names, files with

@@ -394,6 +394,9 @@ async fn pass(
             .await;
     }
     match auth::authenticate(app, &parts.headers) {
+        Ok(Some(user)) if !user.reads_api && !auth::narrow_token_may(&parts.method, path) => {
+            auth::insufficient_scope_for("read_api")
+        }
         Ok(user) => {
             parts.extensions.insert(user);
             next.run(Request::from_parts(parts, Body::from(bytes)))

@@ -25,6 +25,11 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/catalog_generated.rs"));
 }
 
+/// The server's own icon (`catalog/icons/server.svg`), as SVG text.
+pub fn server_icon() -> &'static str {
+    generated::SERVER_ICON
+}
+
 /// Every tool, in a stable order.
 pub fn tools() -> &'static [ToolSpec] {
     generated::TOOLS
