@@ -135,14 +135,24 @@ impl AppState {
         let read = axum::body::to_bytes(body, self.max_body_bytes);
         match tokio::time::timeout(self.body_timeout, read).await {
             Ok(Ok(body)) => Ok(body),
-            Ok(Err(_)) => Err(Refusal::BodyTooLarge {
+            // `to_bytes` fails for a body over the bound and for one that
+            // breaks off; only the first is "too large".
+            Ok(Err(e)) if over_the_bound(&e) => Err(Refusal::BodyTooLarge {
                 limit: self.max_body_bytes,
             }),
+            Ok(Err(_)) => Err(Refusal::BodyBroken),
             Err(_) => Err(Refusal::BodyTooSlow {
                 timeout: self.body_timeout,
             }),
         }
     }
+}
+
+/// Whether reading a body failed on `to_bytes`'s limit (http-body-util's
+/// `LengthLimitError`, which axum wraps), rather than on the body itself.
+fn over_the_bound(error: &axum::Error) -> bool {
+    std::error::Error::source(error)
+        .is_some_and(|inner| inner.is::<http_body_util::LengthLimitError>())
 }
 
 /// The whole application: operator endpoints, metadata, sign-in, the
