@@ -10,6 +10,7 @@ mod server;
 pub mod sessions;
 mod stdio;
 pub mod tools;
+pub mod views;
 
 pub use introduction::Introduction;
 pub use server::GitLabServer;
