@@ -93,10 +93,12 @@ async function call(tool, args) {
 }
 
 // GitLab's JSON in an answer: the lines between the frame's marks, one
-// value each (a list is one object per line); the server's notes follow
-// the closing mark. A line that does not parse was cut: it is counted.
+// value each (a list is one object per line; an empty one is `[]`, with no
+// frame); the server's notes follow the closing mark. A line that does not
+// parse was cut: it is counted.
 function gitlabJson(text) {
   const lines = text.split("\n");
+  if (lines[0] === "[]") return { values: [], cut: 0, notes: lines.slice(1).join("\n").trim() };
   const open = lines.indexOf("⟦");
   const close = lines.lastIndexOf("⟧");
   if (open < 0 || close < open) throw new Error(text.slice(0, 300) || "an empty answer");

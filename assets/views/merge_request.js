@@ -153,7 +153,7 @@ function showFiles() {
           row.node = el("tr", { class: `line ${row.kind}`, tabindex: first ? 0 : -1, "aria-selected": "false", "data-old": row.old, "data-new": row.new },
             el("th", { class: "num" }, row.old === undefined ? "" : row.old),
             el("th", { class: "num" }, row.new === undefined ? "" : row.new),
-            el("td", { class: "code" }, el("span", { class: "sign", "aria-hidden": "true" }, SIGNS[row.kind]), el("span", { class: "sr" }, row.kind === "add" ? "added: " : row.kind === "del" ? "removed: " : ""), row.text));
+            el("td", { class: "code" }, el("span", { class: "sign", "aria-hidden": "true" }, SIGNS[row.kind]), el("span", { class: "sr" }, row.kind === "add" ? "added: " : row.kind === "del" ? "removed: " : ""), el("span", { class: "text" }, row.text)));
           row.node.addEventListener("click", (e) => select(index, at, e.shiftKey));
           row.node.addEventListener("keydown", (e) => key(e, index, at));
           first = false;
@@ -231,22 +231,20 @@ function compose(file, rows) {
     box.append(el("p", { class: "notice error" }, "A comment's first and last lines must both be new lines (added or unchanged) or both old lines (removed or unchanged)."));
     return;
   }
-  const text = el("textarea", { id: "comment", rows: 3, "aria-label": `Comment on ${where.words}` });
-  const send = el("button", { type: "submit", class: "primary" }, "Comment");
-  const formNode = el("form", {}, el("label", { for: "comment" }, `Comment on ${where.words}`), text,
-    el("div", { class: "actions" }, send, el("button", { type: "button", onclick: unselect }, "Cancel")));
-  formNode.addEventListener("submit", (e) => {
-    e.preventDefault();
-    post(file, where, text, send);
-  });
+  // No <form>: a sandboxed frame without `allow-forms` never submits one.
+  const text = el("textarea", { id: "comment", rows: 3 });
+  const send = el("button", { type: "button", class: "primary", onclick: () => post(where, text, send) }, "Comment");
   text.addEventListener("keydown", (e) => {
     if (e.key === "Escape") unselect();
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) post(where, text, send);
   });
-  box.append(formNode);
+  box.append(el("label", { for: "comment" }, `Comment on ${where.words} (Ctrl+Enter sends)`), text,
+    el("div", { class: "actions" }, send, el("button", { type: "button", onclick: unselect }, "Cancel")));
   text.focus();
 }
 
-async function post(file, where, text, send) {
+async function post(where, text, send) {
+  if (send.disabled) return;
   const body = text.value.trim();
   if (!body) {
     say("Write the comment first.", true);
