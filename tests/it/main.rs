@@ -4,6 +4,7 @@
 //! `cargo test --test it <module>::` runs one.
 
 mod architecture;
+mod browser;
 mod budget;
 mod build_rules;
 mod catalog_rules;
