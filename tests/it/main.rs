@@ -55,3 +55,4 @@ mod secrets;
 mod security_md;
 mod stdio_hygiene;
 mod untrusted_content;
+mod views;
