@@ -54,9 +54,10 @@ async function load(args) {
     const placed = placeThreads(gitlabJson(threads).values);
     const added = view.files.reduce((n, f) => n + f.rows.filter((r) => r.kind === "add").length, 0);
     const removed = view.files.reduce((n, f) => n + f.rows.filter((r) => r.kind === "del").length, 0);
-    let summary = `${view.files.length} files changed, +${added} −${removed}; ${placed.onLines} threads on the diff`;
-    if (placed.elsewhere) summary += `, ${placed.elsewhere} comments elsewhere`;
-    if (read.cut) summary += `; ${read.cut} files were cut from the answer`;
+    let summary = `${count(view.files.length, "file")} changed, +${added} −${removed}; ${count(placed.onLines, "thread")} at their lines`;
+    if (placed.earlier) summary += `, ${placed.earlier} on an earlier version`;
+    if (placed.general) summary += `; ${count(placed.general, "comment")} not on the diff`;
+    if (read.cut) summary += `; ${count(read.cut, "file")} cut from the answer`;
     say(`${summary}.`);
     document.getElementById("help").hidden = false;
   } catch (e) {
@@ -268,29 +269,27 @@ async function post(where, text, send) {
 // The threads on the diff at their lines; those on an earlier version of
 // it listed under their file, as their line numbers are that version's.
 function placeThreads(threads) {
-  let onLines = 0;
-  let elsewhere = 0;
+  const placed = { onLines: 0, earlier: 0, general: 0 };
   for (const thread of threads) {
     const first = (thread.notes || [])[0];
-    const p = first && first.position;
-    if (!p || first.system) {
-      if (first && !first.system) elsewhere += 1;
-      continue;
-    }
-    const file = view.files.find((f) => f.new_path === p.new_path || f.old_path === p.old_path);
+    if (!first || first.system) continue;
+    const p = first.position;
+    const file = p && view.files.find((f) => f.new_path === p.new_path || f.old_path === p.old_path);
     const row = file && file.rows.find((r) => (p.new_line ? r.new === p.new_line : r.kind === "del" && r.old === p.old_line));
     if (!file) {
-      elsewhere += 1;
+      placed.general += 1;
     } else if (p.head_sha === view.mr.sha && row) {
       row.node.after(threadRow(thread, false));
-      onLines += 1;
+      placed.onLines += 1;
     } else {
       file.section.append(el("div", { class: "earlier" }, threadBox(thread, true)));
-      elsewhere += 1;
+      placed.earlier += 1;
     }
   }
-  return { onLines, elsewhere };
+  return placed;
 }
+
+const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 function threadRow(thread, earlier) {
   return el("tr", { class: "thread" }, el("td", { colspan: 3 }, threadBox(thread, earlier)));

@@ -141,7 +141,7 @@ async function toggle(job, button, panel) {
   } catch (e) {
     view.triage = null;
     delete panel.dataset.loaded;
-    panel.replaceChildren(el("p", { class: "notice error" }, e.message));
+    panel.replaceChildren(el("h2", {}, `Job ${job.id} ${job.name}`), el("p", { class: "notice error" }, e.message));
   }
 }
 

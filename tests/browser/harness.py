@@ -83,13 +83,15 @@ async def browser(allowed_hosts: set[str], color_scheme: str = "light"):
             await chromium.close()
 
 
-async def snapshot(page, path: Path) -> None:
-    """The whole page as a PNG. The viewport grows to the page first:
-    Chromium paints a frame's content only within the viewport, even for a
-    full-page screenshot."""
-    height = await page.evaluate("document.documentElement.scrollHeight")
-    await page.set_viewport_size({"width": page.viewport_size["width"], "height": height})
-    await page.screenshot(path=str(path))
+async def snapshot(page, path: Path, height: int | None = None) -> None:
+    """The page as a PNG, whole or its first `height` pixels. The viewport
+    grows to the page first: Chromium paints a frame's content only within
+    the viewport, even for a full-page screenshot."""
+    whole = await page.evaluate("document.documentElement.scrollHeight")
+    width = page.viewport_size["width"]
+    await page.set_viewport_size({"width": width, "height": whole})
+    clip = {"x": 0, "y": 0, "width": width, "height": min(height, whole)} if height else None
+    await page.screenshot(path=str(path), clip=clip)
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

@@ -164,6 +164,7 @@ async def merge_request(url: str, artifacts: Path) -> None:
                 await expect(row).to_have_attribute("aria-selected", "true")
                 await expect(view.locator("#comment")).to_be_focused()
                 await page.keyboard.type(COMMENT)
+                await snapshot(page, artifacts / "merge-request-comment.png", height=1100)
                 await page.keyboard.press("Tab")
                 await page.keyboard.press("Enter")
                 await expect(view.locator("#status")).to_have_text(f"Comment posted on line {line} of src/checkout.ts.")
