@@ -155,7 +155,7 @@ function showFiles() {
             el("th", { class: "num" }, row.old === undefined ? "" : row.old),
             el("th", { class: "num" }, row.new === undefined ? "" : row.new),
             el("td", { class: "code" }, el("span", { class: "sign", "aria-hidden": "true" }, SIGNS[row.kind]), el("span", { class: "sr" }, row.kind === "add" ? "added: " : row.kind === "del" ? "removed: " : ""), el("span", { class: "text" }, row.text)));
-          row.node.addEventListener("click", (e) => select(index, at, e.shiftKey));
+          row.node.addEventListener("click", (e) => select(index, at, e.shiftKey, true));
           row.node.addEventListener("keydown", (e) => key(e, index, at));
           first = false;
         }
@@ -168,8 +168,9 @@ function showFiles() {
   });
 }
 
-// Keyboard: arrows move between the file's lines, Enter or Space selects
-// (Shift extends), Escape lets go.
+// Keyboard: arrows move between the file's lines, Shift with them selects
+// several; Enter or Space selects the line (if it is not already) and goes
+// to the comment box; Escape lets go.
 function key(event, index, at) {
   const rows = view.files[index].rows;
   const step = { ArrowDown: 1, ArrowUp: -1 }[event.key];
@@ -180,24 +181,34 @@ function key(event, index, at) {
       rows[at].node.tabIndex = -1;
       rows[next].node.tabIndex = 0;
       rows[next].node.focus();
+      if (event.shiftKey) {
+        if (!view.selection || view.selection.file !== index) select(index, at, false, false);
+        select(index, next, true, false);
+      }
     }
     event.preventDefault();
   } else if (event.key === "Enter" || event.key === " ") {
-    select(index, at, event.shiftKey);
+    const chosen = view.selection && view.selection.file === index && view.selection.rows.includes(rows[at]);
+    if (chosen && !event.shiftKey) view.selection.box.focus();
+    else select(index, at, event.shiftKey, true);
     event.preventDefault();
   } else if (event.key === "Escape") {
     unselect();
   }
 }
 
-function select(index, at, extend) {
+// Select one line, or extend the selection to it; the comment box follows
+// the selection with what was written in it.
+function select(index, at, extend, focusBox) {
   const keep = view.selection && extend && view.selection.file === index ? view.selection.anchor : at;
+  const draft = view.selection && view.selection.box ? view.selection.box.value : "";
   unselect();
   const [from, to] = keep <= at ? [keep, at] : [at, keep];
   const rows = view.files[index].rows.slice(from, to + 1).filter((r) => r.kind !== "hunk");
   rows.forEach((r) => r.node.setAttribute("aria-selected", "true"));
   view.selection = { file: index, anchor: keep, rows };
-  compose(view.files[index], rows);
+  compose(view.files[index], rows, draft);
+  if (focusBox && view.selection.box) view.selection.box.focus();
 }
 
 function unselect() {
@@ -222,7 +233,7 @@ function placement(file, rows) {
   return null;
 }
 
-function compose(file, rows) {
+function compose(file, rows, draft) {
   const where = placement(file, rows);
   const box = el("div", { class: "compose" });
   const form = el("tr", { class: "form" }, el("td", { colspan: 3 }, box));
@@ -234,6 +245,8 @@ function compose(file, rows) {
   }
   // No <form>: a sandboxed frame without `allow-forms` never submits one.
   const text = el("textarea", { id: "comment", rows: 3 });
+  text.value = draft;
+  view.selection.box = text;
   const send = el("button", { type: "button", class: "primary", onclick: () => post(where, text, send) }, "Comment");
   text.addEventListener("keydown", (e) => {
     if (e.key === "Escape") unselect();
@@ -241,7 +254,6 @@ function compose(file, rows) {
   });
   box.append(el("label", { for: "comment" }, `Comment on ${where.words} (Ctrl+Enter sends)`), text,
     el("div", { class: "actions" }, send, el("button", { type: "button", onclick: unselect }, "Cancel")));
-  text.focus();
 }
 
 async function post(where, text, send) {

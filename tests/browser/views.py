@@ -14,7 +14,8 @@ is `demo/webshop` (merge request !3, pipeline 4102, job 8806 failed).
   and every line with its kind and text as the diffs say, and the seeded
   thread right after its line; a line selected with the keyboard takes a
   comment that the sandbox then holds as a discussion positioned at that
-  line of the head version; "Approve" names the head commit and sends it.
+  line of the head version, and a range one with its `line_range`;
+  "Approve" names the head commit and sends it.
 - pipeline: the view draws every job of pipeline 4102 in its stage with its
   status in words, and the failed job, opened with the keyboard, shows its
   paragraph of `gitlab_pipeline triage`, asked through the host.
@@ -46,7 +47,9 @@ PIPELINE_URI = "ui://gitlab-mcp/pipeline"
 NO_DOMAINS = {"connectDomains": [], "resourceDomains": [], "frameDomains": [], "baseUriDomains": []}
 # Its own words each run, so that a run against a server used before finds
 # its own discussion.
-COMMENT = f"Shipping should use the discounted subtotal here (browser test {uuid.uuid4().hex[:8]})."
+RUN = uuid.uuid4().hex[:8]
+COMMENT = f"Shipping should use the discounted subtotal here (browser test {RUN})."
+RANGE_COMMENT = f"Could findDiscount live beside DISCOUNTS? (browser test {RUN})"
 ok = Report.ok
 
 
@@ -188,6 +191,27 @@ async def merge_request(url: str, artifacts: Path) -> None:
                 assert (position["new_path"], position["new_line"], position.get("old_line")) == ("src/checkout.ts", line, None), position
                 assert (position["head_sha"], position["base_sha"], position["start_sha"]) == (mr["sha"], refs["base_sha"], refs["start_sha"]), position
                 ok(f"a comment on line {line} of src/checkout.ts, selected and sent with the keyboard and confirmed in the host, is a discussion at new_line {line} of head {mr['sha'][:8]}")
+
+                discounts = view.locator('section.file[data-path="src/discounts.ts"]')
+                first = discounts.locator("tr.line").filter(has_text="export function findDiscount")
+                start = int(await first.get_attribute("data-new"))
+                await first.focus()
+                for _ in range(3):
+                    await page.keyboard.press("Shift+ArrowDown")
+                selected = discounts.locator('tr.line[aria-selected="true"]')
+                await expect(selected).to_have_count(4)
+                await page.keyboard.press("Space")
+                await expect(view.locator("#comment")).to_be_focused()
+                await page.keyboard.type(RANGE_COMMENT)
+                await page.keyboard.press("Control+Enter")
+                await expect(view.locator("#status")).to_have_text(f"Comment posted on lines {start}–{start + 3} of src/discounts.ts.")
+                sent = (await host.calls())[-1]["arguments"]["params"]
+                assert (sent["file"], sent["line"], sent["end_line"]) == ("src/discounts.ts", start, start + 3), sent
+                threads = framed_json(text_of(await client.call_tool(MR_TOOL, {"action": "discussion_list", "params": target, "raw": True, "max_items": 300})))
+                position = next(n for t in threads for n in t["notes"] if n["body"] == RANGE_COMMENT)["position"]
+                ends = position["line_range"]["start"], position["line_range"]["end"]
+                assert [(e["type"], e["new_line"]) for e in ends] == [("new", start), ("new", start + 3)], position
+                ok(f"a range, lines {start}–{start + 3} of src/discounts.ts chosen with Shift+arrows, opened with Space and sent with Ctrl+Enter, is a discussion with that line_range")
 
                 approve = view.locator("#approve")
                 await expect(approve).to_have_text(f"Approve at {mr['sha'][:8]}")

@@ -78,6 +78,7 @@ async fn the_merge_request_view_draws_the_diff_and_its_comment_lands_at_its_line
         "ok merge request view draws !3's 6 files, 7 hunk headers and ",
         "ok the seeded unresolved thread is drawn right after its line of src/checkout.ts",
         "ok a comment on line ",
+        "ok a range, lines ",
         "ok Approve shows and sends the head ",
         "ok 1 requests, all to 127.0.0.1, no console error",
         "ok dark theme drawn; 1 requests, all to 127.0.0.1, no console error",
@@ -111,6 +112,7 @@ async fn the_merge_request_view_draws_the_diff_and_its_comment_lands_at_its_line
         writes.iter().map(|r| r.line()).collect::<Vec<_>>(),
         [
             format!("POST {MR}/discussions"),
+            format!("POST {MR}/discussions"),
             format!("POST {MR}/approve")
         ],
         "{all}"
@@ -139,7 +141,20 @@ async fn the_merge_request_view_draws_the_diff_and_its_comment_lands_at_its_line
         stdout.contains(&format!("ok a comment on line {line} of src/checkout.ts")),
         "{all}"
     );
-    assert_eq!(writes[1].json(), json!({"sha": mr["sha"]}));
+    // The range: four lines of the added file, both ends on the new side.
+    let range = &writes[1].json()["position"];
+    let ends = [&range["line_range"]["start"], &range["line_range"]["end"]];
+    let start = range["new_line"].as_u64().unwrap() - 3;
+    assert_eq!(
+        ends.map(|e| (e["type"].clone(), e["new_line"].clone())),
+        [
+            (json!("new"), json!(start)),
+            (json!("new"), json!(start + 3))
+        ],
+        "{range}"
+    );
+    assert_eq!(range["new_path"], "src/discounts.ts");
+    assert_eq!(writes[2].json(), json!({"sha": mr["sha"]}));
 }
 
 #[tokio::test]
