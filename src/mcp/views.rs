@@ -37,17 +37,17 @@ pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
 pub const MAX_BYTES: usize = 60 * 1024;
 
 /// One view: its resource and the tool that shows it.
-pub struct View {
-    pub uri: &'static str,
+struct View {
+    uri: &'static str,
     name: &'static str,
     title: &'static str,
     description: &'static str,
     /// The tool whose results it shows.
-    pub tool: &'static str,
+    tool: &'static str,
     page: &'static LazyLock<String>,
 }
 
-pub const VIEWS: [View; 2] = [
+const VIEWS: [View; 2] = [
     View {
         uri: "ui://gitlab-mcp/merge-request",
         name: "merge_request_review",
@@ -101,7 +101,7 @@ fn page(template: &str, css: &str, js: &str) -> String {
 
 impl View {
     /// The page as the resource carries it.
-    pub fn html(&self) -> &'static str {
+    fn html(&self) -> &'static str {
         self.page.as_str()
     }
 }

@@ -36,9 +36,12 @@ fn page(status: StatusCode, title: &str, body: &str, form_action: &str) -> Respo
     let policy = format!(
         "default-src 'none'; style-src 'unsafe-inline'; form-action {form_action}; frame-ancestors 'none'"
     );
-    if let Ok(policy) = HeaderValue::from_str(&policy) {
-        headers.insert(header::CONTENT_SECURITY_POLICY, policy);
-    }
+    // Origins as the url crate writes them are header text; were one not,
+    // the page would still be sent with no form target at all.
+    let policy = HeaderValue::from_str(&policy).unwrap_or(HeaderValue::from_static(
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'none'; frame-ancestors 'none'",
+    ));
+    headers.insert(header::CONTENT_SECURITY_POLICY, policy);
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     // The page's address (the client's request) goes to no other site;
     // `no-referrer` would also make a browser send `Origin: null` with the
