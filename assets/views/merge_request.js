@@ -54,7 +54,7 @@ async function load(args) {
     const placed = placeThreads(gitlabJson(threads).values);
     const added = view.files.reduce((n, f) => n + f.rows.filter((r) => r.kind === "add").length, 0);
     const removed = view.files.reduce((n, f) => n + f.rows.filter((r) => r.kind === "del").length, 0);
-    let summary = `${count(view.files.length, "file")} changed, +${added} −${removed}; ${count(placed.onLines, "thread")} at their lines`;
+    let summary = `${count(view.files.length, "file")} changed, +${added} −${removed}; ${count(placed.onLines, "thread")} on the diff`;
     if (placed.earlier) summary += `, ${placed.earlier} on an earlier version`;
     if (placed.general) summary += `; ${count(placed.general, "comment")} not on the diff`;
     if (read.cut) summary += `; ${count(read.cut, "file")} cut from the answer`;
