@@ -4,7 +4,11 @@
 #
 #   scripts/python-sdk.sh URL [--mode auto|2026-07-28|legacy ...]
 #
-# or, with --oauth first, signs in with GitLab through the SDK's OAuth client
+# or, with --perf first, makes N calls one after another for the
+# instruction benchmark (tests/python/perf_calls.py URL N [--mode ...]),
+# or, with --progress first, makes a long call that must stream its progress
+# notifications (tests/python/sdk_progress.py, against a slow GitLab), or,
+# with --oauth first, signs in with GitLab through the SDK's OAuth client
 # (tests/python/sdk_oauth.py; the server must have sign-in on):
 #
 #   scripts/python-sdk.sh --oauth URL [--auth none|client_secret_basic|client_secret_post ...]
@@ -26,6 +30,13 @@ python="$venv/bin/python"
 client="$root/tests/python/sdk_client.py"
 if [ "${1:-}" = "--oauth" ]; then
     client="$root/tests/python/sdk_oauth.py"
+    shift
+elif [ "${1:-}" = "--perf" ]; then
+    # N sequential calls for benches/instructions.rs: perf_calls.py URL N.
+    client="$root/tests/python/perf_calls.py"
+    shift
+elif [ "${1:-}" = "--progress" ]; then
+    client="$root/tests/python/sdk_progress.py"
     shift
 fi
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then

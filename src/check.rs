@@ -310,7 +310,8 @@ fn count(tools: &[catalog::ToolSpec]) -> (usize, usize) {
     tools
         .iter()
         .flat_map(|t| t.actions.iter())
-        .filter(|a| a.rest().is_some())
+        // GitLab's actions, REST or GraphQL (`help` is the server's).
+        .filter(|a| !matches!(a.route, catalog::Route::Local(_)))
         .fold(
             (0, 0),
             |(r, w), a| if a.read_only { (r + 1, w) } else { (r, w + 1) },

@@ -132,6 +132,9 @@ pub struct Engine {
     surfaces: [OnceLock<&'static [ToolSpec]>; Surface::ALL.len()],
     policy: Policy,
     render: render::Options,
+    /// What GraphQL actions look up more often than it changes (work item
+    /// types per namespace), kept a few minutes.
+    graphql: handlers::graphql::Cache,
 }
 
 impl Engine {
@@ -143,6 +146,7 @@ impl Engine {
             surfaces: Default::default(),
             policy: settings.policy,
             render: settings.render,
+            graphql: handlers::graphql::Cache::default(),
         })
     }
 
@@ -297,6 +301,16 @@ impl Engine {
     async fn carry_out(&self, call: &ValidatedCall, context: CallContext<'_>) -> Output {
         match &call.action.route {
             Route::Local(Local::Help) => Output::ok(help_text(call)),
+            Route::Graphql(route) => {
+                let gitlab = Gitlab {
+                    client: &self.client,
+                    target: context.target,
+                    render: self.render,
+                    progress: context.progress,
+                    screen: None,
+                };
+                handlers::graphql::run(call, route, &gitlab, &self.graphql).await
+            }
             Route::Rest(route) => {
                 let screen = self.policy.lockdown.map(Screen::new);
                 let gitlab = Gitlab {

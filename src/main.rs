@@ -84,10 +84,16 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Catalog { json: _, markdown } => {
-            // JSON unless Markdown was asked for; `--json` says it explicitly.
+        Command::Catalog {
+            json: _,
+            markdown,
+            surface,
+        } => {
+            // JSON unless another form was asked for; `--json` says it explicitly.
             if *markdown {
                 print_stdout(&catalog::catalog_markdown());
+            } else if *surface {
+                print_stdout(&catalog::catalog_surface());
             } else {
                 print_stdout(&catalog::catalog_json().to_string());
             }
@@ -102,7 +108,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Man => {
             let mut out = Vec::new();
-            clap_mangen::Man::new(Cli::command())
+            // The page names the release, not the build: the same page
+            // whatever commit or machine built it.
+            clap_mangen::Man::new(Cli::command().version(env!("CARGO_PKG_VERSION")))
                 .render(&mut out)
                 .map_err(|e| format!("cannot render the manual page: {e}"))?;
             print_stdout(&String::from_utf8_lossy(&out));

@@ -41,9 +41,22 @@ pub struct ToolFile {
 pub struct ActionDef {
     pub name: String,
     pub summary: String,
-    /// `"GET /projects/{project_id}/issues"`
-    pub http: String,
-    /// A file of `src/handlers/` that builds the request or reads the answer.
+    /// `"GET /projects/{project_id}/issues"`; an action has this or `graphql`.
+    pub http: Option<String>,
+    /// A stored GraphQL document, `catalog/graphql/<name>.graphql`, or
+    /// `"$query"`: the document is the call's `query` parameter.
+    pub graphql: Option<String>,
+    /// How a GraphQL action's parameters become its document's variables:
+    /// a variable (or a path into an input object, `input.title`) and
+    /// where its value comes from.
+    #[serde(default)]
+    pub variables: BTreeMap<String, VariableDef>,
+    /// Where in a GraphQL answer's `data` the asked object is
+    /// (`namespace.workItem`); with several, the first that is not null.
+    #[serde(default)]
+    pub answer: Vec<String>,
+    /// A file of `src/handlers/` (of `src/handlers/graphql/actions/` for a
+    /// GraphQL action) that builds the request or reads the answer.
     pub handler: Option<String>,
     pub read_only: Option<bool>,
     pub destructive: Option<bool>,
@@ -108,7 +121,30 @@ pub struct ParamDef {
     pub deprecated: bool,
     /// The current parameter of the same action that replaces it.
     pub replaced_by: Option<String>,
+    /// The part the parameter plays beyond its value, which dispatch reads
+    /// (a web URL fills the `project` parameter...).
+    pub role: Option<Role>,
     pub doc: String,
+}
+
+/// The part a parameter plays, whatever its name (the runtime's `Role`
+/// variants).
+#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The project a web URL or reference names.
+    Project,
+    /// The group a group's web URL names.
+    Group,
+    /// The note a `#note_123` anchor names.
+    Note,
+    /// A GraphQL connection's cursor (`after`): the server follows the
+    /// pages into it for `max_items`.
+    Cursor,
+    /// A web URL or reference standing for the parameters it holds,
+    /// accepted by every action with a `project` parameter; declared once,
+    /// in `_shared.toml`, and used by no action.
+    WebUrl,
 }
 
 /// One field of the objects in an array parameter.
@@ -122,6 +158,9 @@ pub struct FieldDef {
     pub required: bool,
     #[serde(default, rename = "enum")]
     pub allowed: Vec<String>,
+    /// GitLab runs `/command` lines of this text as quick actions.
+    #[serde(default)]
+    pub quick_actions: bool,
     pub doc: String,
 }
 
@@ -156,6 +195,51 @@ pub enum ArrayStyle {
     Brackets,
     Csv,
     Segments,
+}
+
+/// Where a GraphQL variable's value comes from: a parameter's name, or a
+/// table saying how the parameter is turned into the value.
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+pub enum VariableDef {
+    Param(String),
+    Fed(FedDef),
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct FedDef {
+    /// The parameter; none for `resolve = "namespace"`, which reads the
+    /// action's project or group parameter.
+    pub param: Option<String>,
+    /// Names turned into GitLab's IDs by asking GitLab.
+    pub resolve: Option<Resolver>,
+    /// The parameter's allowed values as GraphQL's enum values.
+    #[serde(default)]
+    pub values: BTreeMap<String, String>,
+    /// The model of a global ID built from the value:
+    /// `gid://gitlab/<gid>/<value>`.
+    pub gid: Option<String>,
+}
+
+/// What the server asks GitLab to turn a name into an ID (the runtime's
+/// `Resolver` variants).
+#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Resolver {
+    /// The project or group parameter as a full path (a numeric id is
+    /// looked up).
+    Namespace,
+    /// A type name (`task`) as the namespace's work item type ID.
+    WorkItemType,
+    /// Label titles as label IDs.
+    LabelIds,
+    /// Usernames as user IDs.
+    UserIds,
+    /// A work item's iid as its global ID.
+    WorkItemId,
+    /// Work items' iids as their global IDs.
+    WorkItemIds,
 }
 
 /// `catalog/kinds.toml`: every resource kind an action may return.

@@ -12,7 +12,8 @@ use std::fmt::Write as _;
 use crate::defs::{
     KindsFile, Location, ParamType, PromptsFile, SharedFile, ToolFile, UrlsFile, VocabularyFile,
 };
-use crate::expand::{Action, Part};
+use crate::expand::{Action, Part, Route};
+use crate::graphql::{Document, Feed, Graphql};
 use crate::json::toml_to_json;
 use crate::params::Param;
 use crate::problem::{Place, Report};
@@ -185,8 +186,8 @@ pub fn tool(out: &mut String, tool: &ToolFile, icon: &str, actions: &[Action]) {
 }
 
 fn action(out: &mut String, a: &Action) {
-    let route = match &a.rest {
-        Some(rest) => {
+    let (route, handler) = match &a.route {
+        Route::Rest(rest) => {
             let parts: String = rest
                 .parts
                 .iter()
@@ -195,12 +196,17 @@ fn action(out: &mut String, a: &Action) {
                     Part::Param(index) => format!("PathPart::Param({index}),"),
                 })
                 .collect();
-            format!(
+            let route = format!(
                 "Route::Rest(RestRoute {{ method: Method::{:?}, template: {:?}, parts: &[{parts}] }})",
                 rest.method, rest.template
-            )
+            );
+            (route, variant_of("Handler", a.handler.as_deref()))
         }
-        None => "Route::Local(Local::Help)".to_string(),
+        Route::Graphql(graphql) => (
+            graphql_route(graphql, a.handler.as_deref()),
+            "None".to_string(),
+        ),
+        Route::Help => ("Route::Local(Local::Help)".to_string(), "None".to_string()),
     };
     let returns = match a.returns.as_str() {
         "text" => "Returns::Text(TextStart::Head)".to_string(),
@@ -236,7 +242,7 @@ fn action(out: &mut String, a: &Action) {
         a.idempotent,
         a.long_running,
         variant_of("Check", a.check.as_deref()),
-        variant_of("Handler", a.handler.as_deref()),
+        handler,
         a.one_of.iter().map(|g| format!("&{g:?},")).collect::<String>()
     )
     .unwrap();
@@ -244,6 +250,82 @@ fn action(out: &mut String, a: &Action) {
         param(out, p);
     }
     out.push_str("] },\n");
+}
+
+/// The web URL parameter (`role = "web_url"` in `_shared.toml`), which
+/// every action with a project parameter takes without naming it.
+pub fn web_url(out: &mut String, web_url: Option<Param>) {
+    out.push_str("pub static WEB_URL: Option<&ParamSpec> = ");
+    match web_url {
+        Some(p) => {
+            out.push_str("Some(&");
+            param(out, &p);
+            // `param` writes a list item: drop its `,\n`.
+            out.truncate(out.trim_end().trim_end_matches(',').len());
+            out.push_str(");\n");
+        }
+        None => out.push_str("None;\n"),
+    }
+}
+
+/// `Route::Graphql(GraphqlRoute { ... })`.
+fn graphql_route(g: &Graphql, handler: Option<&str>) -> String {
+    let document = match &g.document {
+        Some(name) => format!("Some(&documents::{})", document_static(name)),
+        None => "None".into(),
+    };
+    let variables: String = g
+        .variables
+        .iter()
+        .map(|v| {
+            let feed = match &v.feed {
+                Feed::Value => "Feed::Value".to_string(),
+                Feed::Text => "Feed::Text".to_string(),
+                Feed::Values(pairs) => {
+                    let pairs: String = pairs
+                        .iter()
+                        .map(|(k, v)| format!("({k:?}, {v:?}),"))
+                        .collect();
+                    format!("Feed::Values(&[{pairs}])")
+                }
+                Feed::GlobalId(model) => format!("Feed::GlobalId({model:?})"),
+                Feed::Resolve(resolver) => format!("Feed::Resolve(Resolver::{resolver:?})"),
+            };
+            format!(
+                "VariableSpec {{ path: &{:?}, param: {:?}, feed: {feed} }},",
+                v.path, v.param
+            )
+        })
+        .collect();
+    let answer: String = g.answer.iter().map(|path| format!("&{path:?},")).collect();
+    format!(
+        "Route::Graphql(GraphqlRoute {{ operation: Operation::{:?}, document: {document}, handler: {}, variables: &[{variables}], answer: &[{answer}] }})",
+        g.operation,
+        variant_of("GraphqlHandler", handler)
+    )
+}
+
+fn document_static(name: &str) -> String {
+    name.to_ascii_uppercase()
+}
+
+/// Every GraphQL document that reads, as `documents::<NAME>`: the actions
+/// name theirs, the resolvers send the others.
+pub fn documents(out: &mut String, documents: &BTreeMap<String, Document>) {
+    out.push_str("pub mod documents {\nuse super::*;\n");
+    for (name, d) in documents {
+        writeln!(
+            out,
+            "pub static {}: StoredDocument = StoredDocument {{ name: {name:?}, operation: Operation::{:?}, operation_name: {:?}, root_fields: &{:?}, text: {:?} }};",
+            document_static(name),
+            d.operation,
+            d.operation_name,
+            d.root_fields,
+            d.text
+        )
+        .unwrap();
+    }
+    out.push_str("}\n");
 }
 
 fn param(out: &mut String, p: &Param) {
@@ -256,19 +338,23 @@ fn param(out: &mut String, p: &Param) {
     let minimum = d
         .minimum
         .or((p.location == Location::Path && d.ty == ParamType::Integer).then_some(1));
+    let role = match d.role {
+        Some(role) => format!("Some(Role::{role:?})"),
+        None => "None".into(),
+    };
     let fields: String = d
         .fields
         .iter()
         .map(|f| {
             format!(
-                "FieldSpec {{ name: {:?}, ty: ParamType::{:?}, required: {}, allowed: &{:?}, doc: {:?} }},",
-                f.name, f.ty, f.required, f.allowed, f.doc
+                "FieldSpec {{ name: {:?}, ty: ParamType::{:?}, required: {}, allowed: &{:?}, quick_actions: {}, doc: {:?} }},",
+                f.name, f.ty, f.required, f.allowed, f.quick_actions, f.doc
             )
         })
         .collect();
     writeln!(
         out,
-        "ParamSpec {{ name: {:?}, ty: ParamType::{:?}, location: Location::{:?}, required: {}, allowed: &{:?}, default: {:?}, format: {:?}, minimum: {:?}, maximum: {:?}, items: {items}, style: ArrayStyle::{:?}, fields: &[{fields}], quick_actions: {}, deprecated: {}, replaced_by: {:?}, doc: {:?} }},",
+        "ParamSpec {{ name: {:?}, ty: ParamType::{:?}, location: Location::{:?}, required: {}, allowed: &{:?}, default: {:?}, format: {:?}, minimum: {:?}, maximum: {:?}, items: {items}, style: ArrayStyle::{:?}, fields: &[{fields}], quick_actions: {}, deprecated: {}, replaced_by: {:?}, role: {role}, doc: {:?} }},",
         p.name,
         d.ty,
         p.location,

@@ -8,8 +8,9 @@
 use std::collections::BTreeSet;
 
 use crate::defs::{ActionDef, KindsFile, Location, ParamDef, ParamType, SharedFile, ToolFile};
+use crate::graphql::{self, Graphql};
 use crate::json::toml_to_json;
-use crate::params::{self, Param, declaration};
+use crate::params::{self, Declared, Param, declaration};
 use crate::problem::{Place, Report};
 use crate::template::{self, Http, Method, Piece};
 
@@ -23,10 +24,13 @@ pub struct Known<'a> {
     pub shared_file: &'a str,
     pub kinds: &'a KindsFile,
     pub handlers: CodeFiles<'a>,
+    /// The handlers of GraphQL actions (`src/handlers/graphql/actions`).
+    pub graphql_handlers: CodeFiles<'a>,
     pub checks: CodeFiles<'a>,
     /// The stems of `catalog/icons/*.svg`, and that folder as problems name it.
     pub icons: &'a BTreeSet<String>,
     pub icons_dir: &'a str,
+    pub graphql: graphql::Known<'a>,
 }
 
 /// The `.rs` files of a folder of handlers or checks.
@@ -40,9 +44,9 @@ pub struct CodeFiles<'a> {
 pub struct Action {
     pub name: String,
     pub summary: String,
-    /// `None` for the generated `help`, the only local action.
-    pub rest: Option<Rest>,
-    /// A handler or check the catalog names, only when its file exists.
+    pub route: Route,
+    /// A handler or check the catalog names, only when its file exists
+    /// (a GraphQL action's handler is in `src/handlers/graphql/actions`).
     pub handler: Option<String>,
     pub check: Option<String>,
     pub read_only: bool,
@@ -54,6 +58,14 @@ pub struct Action {
     pub fixed: Vec<Fixed>,
     pub one_of: Vec<Vec<String>>,
     pub long_running: bool,
+}
+
+/// How an action is carried out.
+pub enum Route {
+    Rest(Rest),
+    Graphql(Graphql),
+    /// The generated `help`, the only local action.
+    Help,
 }
 
 /// A REST endpoint: the method and the template split at its placeholders.
@@ -107,7 +119,7 @@ pub fn tool(tool: &ToolFile, known: &Known, file: &Place, report: &mut Report) -
     }
     for (name, def) in &tool.params {
         let at = file.then(format_args!("param `{name}`"));
-        declaration(def, &at, report);
+        declaration(def, Declared::InToolFile, &at, report);
         if !tool.actions.iter().any(|a| a.uses.contains(name)) {
             report.push(
                 &at,
@@ -131,7 +143,8 @@ pub fn tool(tool: &ToolFile, known: &Known, file: &Place, report: &mut Report) -
         .collect()
 }
 
-/// One action expanded and checked; `None` when its `http` cannot be read.
+/// One action expanded and checked; `None` when its `http` or its
+/// document cannot be read.
 fn action(
     a: &ActionDef,
     tool: &ToolFile,
@@ -140,11 +153,27 @@ fn action(
     report: &mut Report,
 ) -> Option<Action> {
     // An `http` that cannot be read is reported, and the rest of the entry
-    // is still checked, against a template without placeholders.
-    let (http, readable) = match template::parse(&a.http) {
-        Ok(http) => (http, true),
-        Err(problem) => {
-            report.field(at, "http", problem);
+    // is still checked, against a template without placeholders. A GraphQL
+    // action's parameters are sent in the body, as variables.
+    let (http, readable) = match (&a.http, &a.graphql) {
+        (Some(http), None) => match template::parse(http) {
+            Ok(http) => (http, true),
+            Err(problem) => {
+                report.field(at, "http", problem);
+                (Http::unreadable(), false)
+            }
+        },
+        (None, Some(_)) => (Http::graphql(), true),
+        (Some(_), Some(_)) => {
+            report.field(at, "graphql", "an action has `http` or `graphql`, not both");
+            (Http::unreadable(), false)
+        }
+        (None, None) => {
+            report.field(
+                at,
+                "http",
+                "an action has `http` (a REST endpoint) or `graphql` (a GraphQL document)",
+            );
             (Http::unreadable(), false)
         }
     };
@@ -179,19 +208,40 @@ fn action(
         .collect();
 
     check_returns(&a.returns, known.kinds, at, report);
-    let handler = code_file(a.handler.as_deref(), "handler", &known.handlers, at, report);
+    // A GraphQL action's handler is one of `src/handlers/graphql/actions`.
+    let graphql = a.graphql.as_deref().filter(|_| a.http.is_none());
+    let handlers = match graphql {
+        Some(_) => &known.graphql_handlers,
+        None => &known.handlers,
+    };
+    let handler = code_file(a.handler.as_deref(), "handler", handlers, at, report);
     let check = code_file(a.check.as_deref(), "check", &known.checks, at, report);
-    if !readable {
-        return None;
-    }
+    let route = match graphql {
+        Some(document) => {
+            graphql::route(a, document, &params, &known.graphql, at, report).map(Route::Graphql)
+        }
+        None => {
+            if !a.variables.is_empty() || !a.answer.is_empty() {
+                report.field(
+                    at,
+                    "variables",
+                    "`variables` and `answer` belong to a GraphQL action",
+                );
+            }
+            readable.then(|| {
+                Route::Rest(Rest {
+                    method: http.method,
+                    template: http.template.to_string(),
+                    parts,
+                })
+            })
+        }
+    };
+    let route = route.filter(|_| readable)?;
     Some(Action {
         name: a.name.clone(),
         summary: a.summary.clone(),
-        rest: Some(Rest {
-            method: http.method,
-            template: http.template.to_string(),
-            parts,
-        }),
+        route,
         handler,
         check,
         // Every annotation must be written out: an entry cannot silently
@@ -315,7 +365,7 @@ fn help_action(tool: &ToolFile) -> Action {
     Action {
         name: "help".into(),
         summary: "Describe this tool's actions, or one action's parameters in full.".into(),
-        rest: None,
+        route: Route::Help,
         handler: None,
         check: None,
         read_only: true,
@@ -359,6 +409,7 @@ fn help_param(name: &str, allowed: Vec<String>, doc: &str) -> Param {
             quick_actions: false,
             deprecated: false,
             replaced_by: None,
+            role: None,
             doc: doc.into(),
         },
         location: Location::Query,

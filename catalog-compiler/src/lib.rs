@@ -9,6 +9,9 @@
 //! - `template`: an action's `http` taken apart at its placeholders;
 //! - `expand`: a tool file's actions expanded and checked;
 //! - `params`: an action's parameters resolved and placed;
+//! - `graphql`: GraphQL actions: their documents read with the server's
+//!   parser, their variables checked against the documents and GitLab's
+//!   schema;
 //! - `emit`: the Rust text;
 //! - `json`: TOML values as JSON text;
 //! - `problem`: what is refused, and where.
@@ -29,7 +32,14 @@
 //! in `catalog/icons/`, or no `server.svg` there; a value that is not
 //! JSON-representable; a prompt text naming an argument it does not
 //! declare; a `diffs`, `served_by`, peer tool or reference prefix of the
-//! wrong shape.
+//! wrong shape; a `role = "web_url"` outside `_shared.toml`, twice, or
+//! `use`d; an action with both or neither of `http` and `graphql`; a
+//! GraphQL document that does not parse or is not one query or mutation, a
+//! `graphql` naming none, a query on an action that writes and a mutation
+//! on a read-only one, a variable the document does not declare or a
+//! required one nothing feeds, a parameter feeding nothing, a path into an
+//! input object the schema lacks, a value of the wrong type for its
+//! variable, an `answer` the document does not select.
 //!
 //! It prints nothing: gitlab-mcp's `build/main.rs` prints cargo's
 //! directives, writes the code, and fails the build listing the problems.
@@ -39,6 +49,7 @@
 mod defs;
 mod emit;
 mod expand;
+mod graphql;
 pub mod json;
 mod params;
 mod problem;
@@ -113,9 +124,13 @@ fn compile_into(
     if let Some(shared) = &shared {
         for (name, def) in &shared.params {
             let at = place("_shared.toml").then(format_args!("param `{name}`"));
-            params::declaration(def, &at, &mut report);
+            params::declaration(def, params::Declared::Shared, &at, &mut report);
         }
         emit::toolsets(&mut out, shared);
+        emit::web_url(
+            &mut out,
+            params::web_url(shared, &place("_shared.toml"), &mut report),
+        );
     }
     if let Some(vocabulary) = &vocabulary {
         emit::vocabulary(&mut out, vocabulary, &place("vocabulary.toml"), &mut report);
@@ -127,11 +142,36 @@ fn compile_into(
         emit::urls(&mut out, urls, &place("urls.toml"), &mut report);
     }
 
+    // Every GraphQL document is read (and written, for the resolvers that
+    // send those no action names), and the schema their variables use.
+    let schema = sources.schema.as_deref().and_then(|text| {
+        graphql::Schema::read(text)
+            .map_err(|e| {
+                report.push(
+                    &Place::file(sources.document_label(sources::SCHEMA_STEM)),
+                    None,
+                    e,
+                )
+            })
+            .ok()
+    });
+    let mut documents = std::collections::BTreeMap::new();
+    for (name, text) in &sources.documents {
+        match graphql::Document::read(text) {
+            Ok(document) => {
+                documents.insert(name.clone(), document);
+            }
+            Err(e) => report.push(&Place::file(sources.document_label(name)), None, e),
+        }
+    }
+    emit::documents(&mut out, &documents);
+
     // Every tool file is expanded, even under `only`: the enums need every
     // handler and check name, or the match arms of the others would not
     // compile. A tool file's references are checked once `_shared.toml`
     // and `kinds.toml` read.
     let mut handlers = BTreeSet::new();
+    let mut graphql_handlers = BTreeSet::new();
     let mut checks = BTreeSet::new();
     let icons: BTreeSet<String> = sources.icons.keys().cloned().collect();
     let icons_dir = sources.icons_dir();
@@ -152,17 +192,32 @@ fn compile_into(
                 names: &sources.handler_files,
                 dir: sources.code_dir(sources::HANDLERS_DIR),
             },
+            graphql_handlers: expand::CodeFiles {
+                names: &sources.graphql_handler_files,
+                dir: sources.code_dir(sources::GRAPHQL_HANDLERS_DIR),
+            },
             checks: expand::CodeFiles {
                 names: &sources.check_files,
                 dir: sources.code_dir(sources::CHECKS_DIR),
             },
             icons: &icons,
             icons_dir: &icons_dir,
+            graphql: graphql::Known {
+                documents: &documents,
+                names: sources.documents.keys().map(String::as_str).collect(),
+                schema: schema.as_ref(),
+            },
         };
         for (name, tool) in &tools {
             let Some(tool) = tool else { continue };
             let actions = expand::tool(tool, &known, &place(name), &mut report);
-            handlers.extend(actions.iter().filter_map(|a| a.handler.clone()));
+            for a in &actions {
+                let set = match a.route {
+                    expand::Route::Graphql(_) => &mut graphql_handlers,
+                    expand::Route::Rest(_) | expand::Route::Help => &mut handlers,
+                };
+                set.extend(a.handler.clone());
+            }
             checks.extend(actions.iter().filter_map(|a| a.check.clone()));
             if chosen(name) {
                 let icon = sources.icons.get(&tool.icon).map_or("", String::as_str);
@@ -176,6 +231,12 @@ fn compile_into(
         "Handler",
         "Every `handler` the catalog names; `src/handlers/<name>.rs` carries it out.",
         &handlers,
+    );
+    emit::closed_set(
+        &mut out,
+        "GraphqlHandler",
+        "Every `handler` of a GraphQL action; `src/handlers/graphql/actions/<name>.rs` carries it out.",
+        &graphql_handlers,
     );
     emit::closed_set(
         &mut out,

@@ -5,7 +5,7 @@
 //! it says, or where the method sends parameters. A mistake in a shared
 //! declaration is reported where it is declared.
 
-use crate::defs::{ActionDef, Location, ParamDef, ParamType, ToolFile};
+use crate::defs::{ActionDef, Location, ParamDef, ParamType, Role, SharedFile, ToolFile};
 use crate::expand::Known;
 use crate::json::toml_to_json;
 use crate::problem::{Place, Report};
@@ -81,8 +81,28 @@ impl Origin<'_> {
     }
 }
 
+/// Where a parameter is declared: the web URL parameter lives only in
+/// `_shared.toml`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Declared {
+    Shared,
+    InToolFile,
+}
+
 /// The checks a parameter's declaration needs wherever it is used.
-pub fn declaration(def: &ParamDef, at: &Place, report: &mut Report) {
+pub fn declaration(def: &ParamDef, declared: Declared, at: &Place, report: &mut Report) {
+    if def.role == Some(Role::WebUrl) {
+        if declared != Declared::Shared {
+            report.field(
+                at,
+                "role",
+                "the web URL parameter is declared once, in _shared.toml",
+            );
+        }
+        if def.ty != ParamType::String {
+            report.field(at, "type", "the web URL parameter is a string");
+        }
+    }
     if def.location == Some(Location::Path) {
         report.field(
             at,
@@ -131,6 +151,13 @@ fn declared<'a>(
         };
         for n in names {
             match shared.params.get_key_value(n) {
+                Some((n, def)) if def.role == Some(Role::WebUrl) => report.field(
+                    at,
+                    "use",
+                    format!(
+                        "`{n}` is the web URL parameter, which every action with a project parameter takes without naming it"
+                    ),
+                ),
                 Some((n, def)) => params.push((n.as_str(), def, Origin::Shared(known.shared_file))),
                 None => report.field(
                     at,
@@ -144,7 +171,12 @@ fn declared<'a>(
         }
     }
     for p in &a.params {
-        declaration(&p.def, &at.then(format_args!("param `{}`", p.name)), report);
+        declaration(
+            &p.def,
+            Declared::InToolFile,
+            &at.then(format_args!("param `{}`", p.name)),
+            report,
+        );
         params.push((p.name.as_str(), &p.def, Origin::Action));
     }
     params
@@ -216,4 +248,27 @@ fn check_replacement(p: &Param, params: &[Param], at: &Place, report: &mut Repor
         }
         Some(_) => {}
     }
+}
+
+/// The one parameter of `_shared.toml` with `role = "web_url"`, if any.
+pub fn web_url(shared: &SharedFile, file: &Place, report: &mut Report) -> Option<Param> {
+    let mut found = shared
+        .params
+        .iter()
+        .filter(|(_, def)| def.role == Some(Role::WebUrl));
+    let (name, def) = found.next()?;
+    for (other, _) in found {
+        report.field(
+            &file.then(format_args!("param `{other}`")),
+            "role",
+            format!("`{name}` is already the web URL parameter"),
+        );
+    }
+    Some(Param {
+        name: name.clone(),
+        def: def.clone(),
+        location: Location::Query,
+        required: false,
+        default: None,
+    })
 }

@@ -18,9 +18,16 @@ pub struct Sources {
     pub files: BTreeMap<String, String>,
     /// Every SVG of `catalog/icons/`: stem, text.
     pub icons: BTreeMap<String, String>,
-    /// The stems of the `.rs` files of `src/handlers/` and
-    /// `src/dispatch/checks/`, `mod` left out.
+    /// The GraphQL documents of `catalog/graphql/`: stem, text.
+    pub documents: BTreeMap<String, String>,
+    /// `catalog/graphql/gitlab_schema.graphql`: the part of GitLab's
+    /// schema the documents use, which their variables are checked against.
+    pub schema: Option<String>,
+    /// The stems of the `.rs` files of `src/handlers/`,
+    /// `src/handlers/graphql/actions/` and `src/dispatch/checks/`, `mod`
+    /// left out.
     pub handler_files: BTreeSet<String>,
+    pub graphql_handler_files: BTreeSet<String>,
     pub check_files: BTreeSet<String>,
 }
 
@@ -29,7 +36,12 @@ pub const ICONS_DIR: &str = "icons";
 
 /// Where handlers and checks live, under `src`.
 pub const HANDLERS_DIR: &str = "handlers";
+pub const GRAPHQL_HANDLERS_DIR: &str = "handlers/graphql/actions";
 pub const CHECKS_DIR: &str = "dispatch/checks";
+/// Where the GraphQL documents live, under the catalog.
+pub const DOCUMENTS_DIR: &str = "graphql";
+/// The schema's stem in `DOCUMENTS_DIR`: not a document.
+pub const SCHEMA_STEM: &str = "gitlab_schema";
 
 impl Sources {
     /// A catalog file's name as problems show it: `catalog/kinds.toml`.
@@ -40,6 +52,15 @@ impl Sources {
     /// `catalog/icons`.
     pub fn icons_dir(&self) -> String {
         self.catalog_dir.join(ICONS_DIR).display().to_string()
+    }
+
+    /// `catalog/graphql/work_item_get.graphql`.
+    pub fn document_label(&self, stem: &str) -> String {
+        self.catalog_dir
+            .join(DOCUMENTS_DIR)
+            .join(format!("{stem}.graphql"))
+            .display()
+            .to_string()
     }
 
     /// `src/handlers`, `src/dispatch/checks`.
@@ -54,8 +75,11 @@ pub fn read(catalog_dir: &Path, src_dir: &Path, report: &mut Report) -> Sources 
         catalog_dir: catalog_dir.to_path_buf(),
         src_dir: src_dir.to_path_buf(),
         handler_files: stems(&src_dir.join(HANDLERS_DIR), "rs"),
+        graphql_handler_files: stems(&src_dir.join(GRAPHQL_HANDLERS_DIR), "rs"),
         check_files: stems(&src_dir.join(CHECKS_DIR), "rs"),
         files: BTreeMap::new(),
+        documents: BTreeMap::new(),
+        schema: None,
         icons: BTreeMap::new(),
     };
     for stem in stems(&catalog_dir.join(ICONS_DIR), "svg") {
@@ -71,6 +95,7 @@ pub fn read(catalog_dir: &Path, src_dir: &Path, report: &mut Report) -> Sources 
             ),
         }
     }
+    read_documents(&catalog_dir.join(DOCUMENTS_DIR), &mut sources, report);
     let entries = match fs::read_dir(catalog_dir) {
         Ok(entries) => entries,
         Err(e) => {
@@ -101,6 +126,24 @@ pub fn read(catalog_dir: &Path, src_dir: &Path, report: &mut Report) -> Sources 
         }
     }
     sources
+}
+
+/// The `.graphql` files of the documents' folder, the schema apart.
+fn read_documents(dir: &Path, sources: &mut Sources, report: &mut Report) {
+    for stem in stems(dir, "graphql") {
+        let path = dir.join(format!("{stem}.graphql"));
+        match fs::read_to_string(&path) {
+            Ok(text) if stem == SCHEMA_STEM => sources.schema = Some(text),
+            Ok(text) => {
+                sources.documents.insert(stem, text);
+            }
+            Err(e) => report.push(
+                &Place::file(path.display().to_string()),
+                None,
+                format!("cannot read: {e}"),
+            ),
+        }
+    }
 }
 
 /// The stems of a folder's files with that extension, `mod` left out.

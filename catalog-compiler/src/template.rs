@@ -38,6 +38,16 @@ impl Http<'_> {
         }
     }
 
+    /// What a GraphQL action's parameters are placed by: no placeholder,
+    /// and the body of a POST (they are sent as variables).
+    pub fn graphql() -> Http<'static> {
+        Http {
+            method: Method::Post,
+            template: "",
+            pieces: Vec::new(),
+        }
+    }
+
     pub fn placeholders(&self) -> impl Iterator<Item = &str> {
         self.pieces.iter().filter_map(|piece| match piece {
             Piece::Placeholder(name) => Some(*name),

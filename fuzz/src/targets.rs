@@ -344,6 +344,15 @@ pub fn render(data: &[u8]) {
     );
 }
 
+/// A project's path has a group and a name; a group's page names a group.
+fn plausible(namespace: &gitlab_mcp::dispatch::web_url::Namespace) -> bool {
+    use gitlab_mcp::dispatch::web_url::Namespace;
+    match namespace {
+        Namespace::Project(path) => path.contains('/'),
+        Namespace::Group(path) => !path.is_empty(),
+    }
+}
+
 /// The GitLab addresses the `web_url` target reads URLs against: a host, a
 /// GitLab under a sub-path, a port.
 const WEB_BASES: [&str; 3] = [
@@ -393,12 +402,12 @@ pub fn web_url(data: &[u8]) {
                 "{text:?} parsed, but is not under {base}"
             );
             assert!(
-                parsed.project.contains('/'),
-                "{text:?}: project {:?}",
-                parsed.project
+                plausible(&parsed.namespace),
+                "{text:?}: namespace {:?}",
+                parsed.namespace
             );
         }
-        Ok(parsed) => assert!(parsed.project.contains('/'), "{text:?}"),
+        Ok(parsed) => assert!(plausible(&parsed.namespace), "{text:?}"),
         Err(problem) => {
             let _ = problem.to_string();
         }
@@ -422,18 +431,28 @@ pub fn web_url(data: &[u8]) {
     }
     let project = segments.join("/");
     let iid = (first as u32 + 1).to_string();
-    let expected = vec![(vec!["issue_iid"], iid.clone())];
+    let expected = vec![(vec!["issue_iid", "work_item_iid"], iid.clone())];
     let url = format!("{base}/{project}/-/issues/{iid}#note_7");
     let parsed = web_url::parse(&url, base).unwrap_or_else(|e| panic!("{url}: {e}"));
-    assert_eq!(parsed.project, project, "{url}");
+    let expected_namespace = match project.strip_prefix("groups/") {
+        Some(group) => web_url::Namespace::Group(group.to_string()),
+        None => web_url::Namespace::Project(project.clone()),
+    };
+    assert_eq!(parsed.namespace, expected_namespace, "{url}");
     assert_eq!(parsed.values, expected, "{url}");
     assert_eq!(parsed.note.as_deref(), Some("7"), "{url}");
-    assert_eq!(
-        web_url::parse_project(&url, base).as_deref(),
-        Ok(project.as_str())
-    );
+    if let web_url::Namespace::Project(_) = expected_namespace {
+        assert_eq!(
+            web_url::parse_project(&url, base).as_deref(),
+            Ok(project.as_str())
+        );
+    }
     let reference = format!("{project}#{iid}");
     let parsed = web_url::parse(&reference, base).unwrap_or_else(|e| panic!("{reference}: {e}"));
-    assert_eq!(parsed.project, project, "{reference}");
+    assert_eq!(
+        parsed.namespace,
+        web_url::Namespace::Project(project.clone()),
+        "{reference}"
+    );
     assert_eq!(parsed.values[0].1, iid, "{reference}");
 }

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{ActionSpec, Returns, TextStart, ToolSpec, tools};
+use super::{ActionSpec, Feed, GraphqlRoute, Returns, TextStart, ToolSpec, tools};
 
 pub fn catalog_json() -> Value {
     json!({ "tools": tools().iter().map(tool_json).collect::<Vec<_>>() })
@@ -37,7 +37,7 @@ fn tool_json(tool: &ToolSpec) -> Value {
                     param
                 })
                 .collect();
-            json!({
+            let mut action = json!({
                 "name": a.name,
                 "summary": a.summary,
                 "method": a.method().map(|m| m.as_str()),
@@ -48,7 +48,11 @@ fn tool_json(tool: &ToolSpec) -> Value {
                 "returns": returns(a),
                 "params": params,
                 "fixed": fixed(a),
-            })
+            });
+            if let Some(graphql) = a.graphql() {
+                action["graphql"] = graphql_json(a, graphql);
+            }
+            action
         })
         .collect();
     json!({
@@ -57,6 +61,48 @@ fn tool_json(tool: &ToolSpec) -> Value {
         "toolsets": tool.toolsets,
         "description": tool.summary,
         "actions": actions,
+    })
+}
+
+/// A GraphQL action: its operation type and root fields, its document,
+/// and where each variable's value comes from, as the catalog says it.
+fn graphql_json(a: &ActionSpec, route: &GraphqlRoute) -> Value {
+    let variables: serde_json::Map<String, Value> = route
+        .variables
+        .iter()
+        .map(|v| {
+            let mut source = serde_json::Map::new();
+            if let Some(i) = v.param {
+                source.insert("param".into(), json!(a.params[i].name));
+            }
+            match v.feed {
+                Feed::Value => {}
+                Feed::Text => {
+                    source.insert("text".into(), json!(true));
+                }
+                Feed::Values(pairs) => {
+                    let pairs: serde_json::Map<String, Value> = pairs
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), json!(v)))
+                        .collect();
+                    source.insert("values".into(), Value::Object(pairs));
+                }
+                Feed::GlobalId(model) => {
+                    source.insert("gid".into(), json!(model));
+                }
+                Feed::Resolve(resolver) => {
+                    source.insert("resolve".into(), json!(resolver.as_str()));
+                }
+            }
+            (v.path.join("."), Value::Object(source))
+        })
+        .collect();
+    json!({
+        "operation": route.operation.as_str(),
+        "document": route.document.map(|d| d.name),
+        "root_fields": route.document.map(|d| d.root_fields),
+        "answer": route.answer.iter().map(|p| p.join(".")).collect::<Vec<_>>(),
+        "variables": variables,
     })
 }
 

@@ -86,9 +86,16 @@ fn write_action(out: &mut String, tool: &ToolSpec, action: &ActionSpec) {
         "### {} `{}`\n\n{}\n",
         tool.name, action.name, action.summary
     );
-    match (action.method(), action.template()) {
-        (Some(method), Some(path)) => {
+    match (action.method(), action.template(), action.graphql()) {
+        (Some(method), Some(path), _) => {
             let _ = writeln!(out, "`{} {path}` ({effect})", method.as_str());
+        }
+        (_, _, Some(graphql)) => {
+            let document = graphql
+                .document
+                .map(|d| format!(", `catalog/graphql/{}.graphql`", d.name))
+                .unwrap_or_default();
+            let _ = writeln!(out, "{}{document} ({effect})", graphql.describe());
         }
         _ => {
             let _ = writeln!(out, "Answered by the server ({effect})");

@@ -9,13 +9,15 @@ mod export;
 mod markdown;
 mod model;
 mod prompts;
+mod surface;
 
 pub use examples::example_envelope;
 pub use export::catalog_json;
 pub use markdown::catalog_markdown;
 pub use prompts::{PromptError, render_prompt, tool_references};
+pub use surface::{SURFACE_HEADER, catalog_surface};
 
-pub use generated::{Check, Handler};
+pub use generated::{Check, GraphqlHandler, Handler, documents};
 pub use model::*;
 
 mod generated {
@@ -64,6 +66,13 @@ pub fn prompts() -> &'static [PromptSpec] {
 /// The web URL shapes agents are handed.
 pub fn url_shapes() -> &'static [UrlShape] {
     generated::URL_SHAPES
+}
+
+/// The web URL parameter (`url`), which every action with a project
+/// parameter takes in place of the parameters the URL holds; `None` for a
+/// catalog that declares none.
+pub fn web_url() -> Option<&'static ParamSpec> {
+    generated::WEB_URL
 }
 
 /// GitLab's reference prefixes (`#`, `!`...) and the parameters each may

@@ -4,7 +4,7 @@
 //! already in the binary's read-only data. It also writes the enums
 //! `Handler` and `Check` of the names the catalog uses.
 
-use super::{Check, Handler};
+use super::{Check, GraphqlHandler, Handler};
 
 /// One meta-tool, such as `gitlab_issue`.
 #[derive(Debug)]
@@ -151,8 +151,136 @@ pub struct FixedParam {
 pub enum Route {
     /// A GitLab REST endpoint.
     Rest(RestRoute),
+    /// A GraphQL operation on GitLab's `/api/graphql`.
+    Graphql(GraphqlRoute),
     /// Answered by the server itself, without a request.
     Local(Local),
+}
+
+/// A GraphQL action: its document (stored, or the caller's), how its
+/// parameters become the document's variables, and where the asked object
+/// is in the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GraphqlRoute {
+    pub operation: Operation,
+    /// `None`: the caller's document, its `query` parameter (with
+    /// `variables` and `operation_name`), refused unless it is a read.
+    pub document: Option<&'static StoredDocument>,
+    /// Rust that carries out the action, in
+    /// `src/handlers/graphql/actions/<name>.rs`.
+    pub handler: Option<GraphqlHandler>,
+    pub variables: &'static [VariableSpec],
+    /// Paths in `data` to the asked object; with several, the first that
+    /// is not null (`project.workItems`, `group.workItems`).
+    pub answer: &'static [&'static [&'static str]],
+}
+
+impl GraphqlRoute {
+    /// The parameters of the caller's document (`document: None`).
+    pub const QUERY: &'static str = "query";
+    pub const VARIABLES: &'static str = "variables";
+    pub const OPERATION_NAME: &'static str = "operation_name";
+
+    /// `GraphQL query namespace`, `GraphQL mutation workItemCreate`: what
+    /// help shows where a REST action shows its method and path.
+    pub fn describe(&self) -> String {
+        match self.document {
+            Some(document) => format!(
+                "GraphQL {} {}",
+                self.operation.as_str(),
+                document.root_fields.join(", ")
+            ),
+            None => format!(
+                "GraphQL {} (the `{}` parameter)",
+                self.operation.as_str(),
+                Self::QUERY
+            ),
+        }
+    }
+}
+
+/// What a GraphQL operation does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    /// A read: repeatable, and all that read-only mode allows.
+    Query,
+    /// A write: never repeated.
+    Mutation,
+}
+
+impl Operation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operation::Query => "query",
+            Operation::Mutation => "mutation",
+        }
+    }
+}
+
+/// A GraphQL document of `catalog/graphql/`, as sent (its header comment
+/// left out).
+#[derive(Debug, PartialEq, Eq)]
+pub struct StoredDocument {
+    /// Its file's stem: `work_item_get`.
+    pub name: &'static str,
+    pub operation: Operation,
+    pub operation_name: Option<&'static str>,
+    /// The operation's top-level fields: `namespace`, `workItemCreate`.
+    pub root_fields: &'static [&'static str],
+    pub text: &'static str,
+}
+
+/// One variable of a document, or a field of one (`input.title`), and the
+/// parameter its value comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VariableSpec {
+    pub path: &'static [&'static str],
+    /// An index into `ActionSpec::params`; `None` for the namespace.
+    pub param: Option<usize>,
+    pub feed: Feed,
+}
+
+/// How a parameter becomes a variable's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feed {
+    /// As given.
+    Value,
+    /// An integer as a string (`iid: String!`).
+    Text,
+    /// An allowed value as GraphQL's enum value: (given, sent).
+    Values(&'static [(&'static str, &'static str)]),
+    /// `gid://gitlab/<model>/<value>`.
+    GlobalId(&'static str),
+    /// Names turned into IDs by asking GitLab first.
+    Resolve(Resolver),
+}
+
+/// What the server asks GitLab before a GraphQL action, to turn what an
+/// agent knows (names, iids) into what GitLab's mutations take (IDs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Resolver {
+    /// The project or group parameter as a full path.
+    Namespace,
+    /// A type name as the namespace's work item type ID.
+    WorkItemType,
+    LabelIds,
+    UserIds,
+    WorkItemId,
+    WorkItemIds,
+}
+
+impl Resolver {
+    /// The catalog's name for it (`resolve = "label_ids"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Resolver::Namespace => "namespace",
+            Resolver::WorkItemType => "work_item_type",
+            Resolver::LabelIds => "label_ids",
+            Resolver::UserIds => "user_ids",
+            Resolver::WorkItemId => "work_item_id",
+            Resolver::WorkItemIds => "work_item_ids",
+        }
+    }
 }
 
 /// A REST endpoint: method and the path template split at its placeholders.
@@ -251,7 +379,27 @@ pub struct ParamSpec {
     /// says so, naming `replaced_by` when there is a current parameter.
     pub deprecated: bool,
     pub replaced_by: Option<&'static str>,
+    /// The part it plays, which dispatch reads instead of its name.
+    pub role: Option<Role>,
     pub doc: &'static str,
+}
+
+/// The part a parameter plays beyond its value (`role` in the catalog).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The project a web URL or a reference names (`project_id`).
+    Project,
+    /// The group a group's web URL names (`group_id`).
+    Group,
+    /// The note a `#note_123` anchor names (`note_id`).
+    Note,
+    /// The page of a GraphQL list (`after`): `max_items` follows the
+    /// cursors through it.
+    Cursor,
+    /// A web URL or reference in place of the parameters it holds (`url`):
+    /// one parameter of `_shared.toml`, taken by every action with a
+    /// `Project` parameter (`catalog::web_url`).
+    WebUrl,
 }
 
 /// A field of the objects in an array parameter (`actions[].file_path`).
@@ -261,6 +409,8 @@ pub struct FieldSpec {
     pub ty: ParamType,
     pub required: bool,
     pub allowed: &'static [&'static str],
+    /// GitLab runs lines of this text that start with `/` as quick actions.
+    pub quick_actions: bool,
     pub doc: &'static str,
 }
 
@@ -322,6 +472,11 @@ impl ActionSpec {
         self.params.iter().find(|p| p.name == name)
     }
 
+    /// The parameter playing `role`, if the action has one.
+    pub fn param_with(&self, role: Role) -> Option<&'static ParamSpec> {
+        self.params.iter().find(|p| p.role == Some(role))
+    }
+
     pub fn hint(&self, status: u16) -> Option<&'static str> {
         self.hints
             .iter()
@@ -345,7 +500,14 @@ impl ActionSpec {
     pub fn rest(&self) -> Option<&RestRoute> {
         match &self.route {
             Route::Rest(rest) => Some(rest),
-            Route::Local(_) => None,
+            Route::Graphql(_) | Route::Local(_) => None,
+        }
+    }
+
+    pub fn graphql(&self) -> Option<&GraphqlRoute> {
+        match &self.route {
+            Route::Graphql(graphql) => Some(graphql),
+            Route::Rest(_) | Route::Local(_) => None,
         }
     }
 

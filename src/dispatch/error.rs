@@ -7,6 +7,7 @@
 
 use std::fmt::{self, Write as _};
 
+use super::graphql_read::GraphqlProblem;
 use super::help;
 use super::view::ViewProblem;
 use super::web_url::UrlProblem;
@@ -113,11 +114,14 @@ pub enum ParamProblem {
         name: &'static str,
         element: &'static str,
     },
-    /// Two parameters of which exactly one must be given: both were, or
-    /// neither.
     /// Two parameters of which at most one may be given.
     BothGiven {
         names: [&'static str; 2],
+    },
+    /// A parameter another one needs, missing: `reason` says which, and why.
+    NeededFor {
+        name: &'static str,
+        reason: &'static str,
     },
     /// The end of a range before its start.
     EndsBeforeStart {
@@ -126,6 +130,9 @@ pub enum ParamProblem {
         start_name: &'static str,
         start: i64,
     },
+    /// An agent's GraphQL document that is not a read within GitLab's
+    /// limits.
+    Graphql(GraphqlProblem),
     /// A problem with one object of an array parameter: `field` of element
     /// `index` (`actions[1].content`), or the element itself.
     Item {
@@ -158,6 +165,9 @@ pub enum ItemProblem {
         allowed: &'static [&'static str],
         closest: Option<&'static str>,
     },
+    /// A rule across the element's fields, worded as for parameters
+    /// (`comments[1]`: `line` and `old_line` are both given).
+    Rule(Box<ParamProblem>),
 }
 
 impl ParamProblem {
@@ -167,7 +177,8 @@ impl ParamProblem {
             ParamProblem::Unknown { .. }
             | ParamProblem::BesideAction { .. }
             | ParamProblem::OneOf { .. }
-            | ParamProblem::Url(_) => None,
+            | ParamProblem::Url(_)
+            | ParamProblem::Graphql(_) => None,
             ParamProblem::Missing { name }
             | ParamProblem::WrongType { name, .. }
             | ParamProblem::NotAllowed { name, .. }
@@ -175,6 +186,7 @@ impl ParamProblem {
             | ParamProblem::Format { name, .. }
             | ParamProblem::OutOfRange { name, .. }
             | ParamProblem::Empty { name, .. }
+            | ParamProblem::NeededFor { name, .. }
             | ParamProblem::EndsBeforeStart { name, .. } => Some(name),
             ParamProblem::BothGiven { .. } => None,
             ParamProblem::Item { param, .. } => Some(param),
@@ -295,11 +307,15 @@ impl fmt::Display for ParamProblem {
                 "`{key}` is not a parameter: it goes beside `action`, not inside `params`"
             ),
             ParamProblem::Url(problem) => write!(f, "{problem}"),
+            ParamProblem::Graphql(problem) => write!(f, "{problem}"),
             ParamProblem::Empty { name, element } => {
                 write!(f, "`{name}` is empty: give at least one {element}")
             }
             ParamProblem::BothGiven { names: [a, b] } => {
                 write!(f, "`{a}` and `{b}` are both given: give one of them")
+            }
+            ParamProblem::NeededFor { name, reason } => {
+                write!(f, "`{name}` is missing: {reason}")
             }
             ParamProblem::EndsBeforeStart {
                 name,
@@ -349,6 +365,7 @@ impl fmt::Display for ParamProblem {
                         write!(f, "`{at}` ")?;
                         write_not_allowed(f, allowed, value, *closest)
                     }
+                    ItemProblem::Rule(rule) => write!(f, "`{at}`: {rule}"),
                 }
             }
         }

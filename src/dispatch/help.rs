@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::catalog::{self, ActionSpec, ParamSpec, ParamType, Returns, Route, ToolSpec};
+use crate::catalog::{self, ActionSpec, ParamSpec, ParamType, Returns, Role, Route, ToolSpec};
 
 /// Every action of a tool with its required parameters and summary; with
 /// `search`, only the actions whose name or summary holds the word.
@@ -46,7 +46,7 @@ fn view_keys<'a>(actions: impl Iterator<Item = &'a ActionSpec> + Clone) -> Strin
     let any = |f: fn(&ActionSpec) -> bool| {
         actions
             .clone()
-            .filter(|a| matches!(a.route, Route::Rest(_)))
+            .filter(|a| !matches!(a.route, Route::Local(_)))
             .any(f)
     };
     let mut out = String::from("Beside action and params, a call may add:\n");
@@ -96,6 +96,9 @@ pub fn action_help(tool: &ToolSpec, action: &ActionSpec, search: Option<&str>) -
                 rest.template
             );
         }
+        Route::Graphql(graphql) => {
+            let _ = writeln!(out, "Request: {} ({effect})", graphql.describe());
+        }
         Route::Local(_) => {
             let _ = writeln!(out, "Handled by the server ({effect})");
         }
@@ -135,8 +138,8 @@ pub fn action_help(tool: &ToolSpec, action: &ActionSpec, search: Option<&str>) -
             }
             _ => {}
         }
-        if action.param("project_id").is_some() && action.param("url").is_none() {
-            out.push_str("  url (string): a GitLab web URL, or a reference such as group/project#42, in place of the parameters it holds.\n");
+        if let Some(url) = takes_web_url(action) {
+            let _ = writeln!(out, "  {} ({}): {}", url.name, param_shape(url), url.doc);
         }
         let deprecated: Vec<String> = action
             .params
@@ -255,12 +258,21 @@ pub fn param_index(action: &ActionSpec) -> String {
     if left_out > 0 {
         names.push(format!("and {left_out} more"));
     }
-    let url = if action.param("project_id").is_some() && action.param("url").is_none() {
-        "; or `url`, a GitLab web URL (or group/project#42) for the parameters it holds"
-    } else {
-        ""
+    let url = match takes_web_url(action) {
+        Some(url) => format!(
+            "; or `{}`, a GitLab web URL (or group/project#42) for the parameters it holds",
+            url.name
+        ),
+        None => String::new(),
     };
     format!("Parameters (* required): {}{url}.", names.join(", "))
+}
+
+/// The web URL parameter, when the action takes it: it has a project
+/// parameter and no parameter of that name of its own (a webhook's `url`).
+fn takes_web_url(action: &ActionSpec) -> Option<&'static ParamSpec> {
+    let url = catalog::web_url()?;
+    (action.param_with(Role::Project).is_some() && action.param(url.name).is_none()).then_some(url)
 }
 
 /// `{"action": "help", "params": {"action": "get"}}`: where the full help is.

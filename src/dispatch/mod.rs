@@ -11,6 +11,7 @@ mod checks;
 mod deprecation;
 mod envelope;
 mod error;
+pub mod graphql_read;
 pub mod help;
 mod params;
 pub mod suggest;
@@ -19,7 +20,7 @@ pub mod web_url;
 
 use serde_json::{Map, Value};
 
-use crate::catalog::{ActionSpec, ParamSpec, ToolSpec};
+use crate::catalog::{self, ActionSpec, ParamSpec, Role, ToolSpec};
 use crate::encoding;
 
 pub use deprecation::Deprecated;
@@ -121,6 +122,20 @@ pub fn decode(
         action,
         problems,
     })?;
+    // A document the caller writes is judged here, whatever the catalog
+    // says: the route, not a catalog entry, carries the rule.
+    if let Some(graphql) = action.graphql()
+        && graphql.document.is_none()
+    {
+        let problems = graphql_read::problems(&args);
+        if !problems.is_empty() {
+            return Err(DecodeError::Params {
+                tool,
+                action,
+                problems,
+            });
+        }
+    }
     if let Some(check) = action.check {
         let problems = checks::problems(check, &args);
         if !problems.is_empty() {
@@ -144,21 +159,23 @@ pub fn decode(
     })
 }
 
-/// Web URLs and references in place of parameters: `url`, and a
-/// `project_id` given as the project's web URL. Each value the URL holds
-/// fills the parameter it stands for, unless the call gives that parameter
-/// otherwise (then the two must agree).
+/// Web URLs and references in place of parameters: the catalog's web URL
+/// parameter (`url`), and a project parameter given as the project's web
+/// URL. Each value the URL holds fills the parameter it stands for, unless
+/// the call gives that parameter otherwise (then the two must agree).
+/// Which parameter takes the project, the group or the note is the
+/// parameter's role, not its name.
 fn read_urls(
     action: &'static ActionSpec,
     params: &mut Map<String, Value>,
     gitlab: Option<&str>,
 ) -> Vec<ParamProblem> {
-    let Some(project_param) = action.param("project_id") else {
+    let Some(project_param) = action.param_with(Role::Project) else {
         return Vec::new();
     };
     let base = gitlab.unwrap_or("");
     let mut problems = Vec::new();
-    if let Some(Value::String(text)) = params.get("project_id")
+    if let Some(Value::String(text)) = params.get(project_param.name)
         && web_url::is_web_url(text)
     {
         match web_url::parse_project(text, base) {
@@ -168,16 +185,19 @@ fn read_urls(
             Err(problem) => problems.push(ParamProblem::Url(problem)),
         }
     }
+    let Some(url_param) = catalog::web_url() else {
+        return problems;
+    };
     // An action with a `url` of its own (a webhook's) takes it as it is.
-    if action.param("url").is_some() {
+    if action.param(url_param.name).is_some() {
         return problems;
     }
-    let Some(url) = params.remove("url") else {
+    let Some(url) = params.remove(url_param.name) else {
         return problems;
     };
     let Value::String(text) = url else {
         problems.push(ParamProblem::WrongType {
-            name: "url",
+            name: url_param.name,
             expected: "a string: a GitLab web URL, or a reference such as group/project#42".into(),
             got: format!("{url}"),
         });
@@ -190,7 +210,18 @@ fn read_urls(
             return problems;
         }
     };
-    let mut values: Vec<(&'static str, String)> = vec![("project_id", parsed.project.clone())];
+    let namespace_param = match &parsed.namespace {
+        web_url::Namespace::Project(_) => Some(project_param),
+        web_url::Namespace::Group(_) => action.param_with(Role::Group),
+    };
+    let Some(namespace_param) = namespace_param else {
+        problems.push(ParamProblem::Url(web_url::UrlProblem::GroupPage {
+            given: text.clone(),
+        }));
+        return problems;
+    };
+    let mut values: Vec<(&'static str, String)> =
+        vec![(namespace_param.name, parsed.namespace.path().to_string())];
     for (candidates, value) in &parsed.values {
         match candidates.iter().find(|c| action.param(c).is_some()) {
             Some(name) => values.push((name, value.clone())),
@@ -205,11 +236,14 @@ fn read_urls(
         }
     }
     if let Some(note) = &parsed.note
-        && action.param("note_id").is_some()
+        && let Some(note_param) = action.param_with(Role::Note)
     {
-        values.push(("note_id", note.clone()));
+        values.push((note_param.name, note.clone()));
     }
-    adjust_ref_with_slashes(&mut values, params);
+    if let Some(at) = parsed.split_before_rest {
+        // `values[0]` is the namespace.
+        move_split_to_given(&mut values[at + 1..], params);
+    }
     for (name, value) in values {
         match params.get(name) {
             Some(given) if encoding::scalar_text(given) != value => {
@@ -229,25 +263,20 @@ fn read_urls(
 }
 
 /// A blob or tree URL cannot tell a ref with a `/` (`feature/login`) from
-/// the path after it; when the call gives `ref` and the URL's ref and path
-/// start with it, that ref is meant and the rest is the path.
-fn adjust_ref_with_slashes(values: &mut [(&'static str, String)], params: &Map<String, Value>) {
-    let Some(Value::String(given_ref)) = params.get("ref") else {
+/// the path after it: `pair` is the ref's value and the path's. When the
+/// call gives the ref and the URL's ref and path start with it, that ref
+/// is meant and the rest is the path.
+fn move_split_to_given(pair: &mut [(&'static str, String)], params: &Map<String, Value>) {
+    let [(ref_name, ref_value), (_, path), ..] = pair else {
         return;
     };
-    let Some(ref_at) = values.iter().position(|(n, _)| *n == "ref") else {
+    let Some(Value::String(given)) = params.get(*ref_name) else {
         return;
     };
-    let Some(path_at) = values
-        .iter()
-        .position(|(n, _)| matches!(*n, "file_path" | "path"))
-    else {
-        return;
-    };
-    let joined = format!("{}/{}", values[ref_at].1, values[path_at].1);
-    if let Some(rest) = joined.strip_prefix(&format!("{given_ref}/")) {
-        values[ref_at].1 = given_ref.clone();
-        values[path_at].1 = rest.to_string();
+    let joined = format!("{ref_value}/{path}");
+    if let Some(rest) = joined.strip_prefix(&format!("{given}/")) {
+        *ref_value = given.clone();
+        *path = rest.to_string();
     }
 }
 

@@ -13,14 +13,36 @@ use crate::http_url::{self, HttpUrlError, Url};
 /// What a URL or a reference stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Parsed {
-    /// The project's full path.
-    pub project: String,
+    /// The project or group it is in.
+    pub namespace: Namespace,
     /// Values with the parameter names each may fill, best first.
     pub values: Vec<(Vec<&'static str>, String)>,
     /// The shape matched, if the URL named a resource.
     pub resource: Option<Resource>,
     /// A `#note_123` anchor.
     pub note: Option<String>,
+    /// The index in `values` of a one-segment value followed by the rest
+    /// of the path (`blob/{ref}/{file_path*}`): a ref holding a `/` cannot
+    /// be told from the path after it, so a call that names the ref may
+    /// move the split.
+    pub split_before_rest: Option<usize>,
+}
+
+/// The namespace a URL or a reference is in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Namespace {
+    /// A project's full path (`group/project`).
+    Project(String),
+    /// A group's full path, from a group's page (`groups/<path>/-/epics/5`).
+    Group(String),
+}
+
+impl Namespace {
+    pub fn path(&self) -> &str {
+        match self {
+            Namespace::Project(path) | Namespace::Group(path) => path,
+        }
+    }
 }
 
 /// What kind of resource a URL names, and what reads it.
@@ -44,6 +66,8 @@ pub enum UrlProblem {
     /// Not a URL any reader takes the same way (a user name before the
     /// host, a backslash...).
     Invalid(HttpUrlError),
+    /// A group's page where a project is expected.
+    GroupPage { given: String },
     /// The URL and a parameter given beside it disagree.
     Conflict {
         param: &'static str,
@@ -67,13 +91,17 @@ impl fmt::Display for UrlProblem {
             }
             UrlProblem::Unrecognized { given } => write!(
                 f,
-                "`url` `{given}` is not a GitLab URL this server reads (issues, merge requests, pipelines, jobs, commits, files, trees, compare, releases, tags, wikis, snippets, environments, branches, or a project), nor a reference such as group/project#42"
+                "`url` `{given}` is not a GitLab URL this server reads (issues, work items, epics, merge requests, pipelines, jobs, commits, files, trees, compare, releases, tags, wikis, snippets, environments, branches, a project or a group), nor a reference such as group/project#42"
             ),
             UrlProblem::Invalid(problem) => write!(f, "`url` {problem}"),
             UrlProblem::NotHere { given, resource } => write!(
                 f,
                 "`url` `{given}` is {}: `{}` action `{}` reads it",
                 resource.what, resource.tool, resource.action
+            ),
+            UrlProblem::GroupPage { given } => write!(
+                f,
+                "`url` `{given}` is a group's page, but this action works on a project"
             ),
             UrlProblem::Conflict {
                 param,
@@ -109,28 +137,36 @@ pub fn parse(text: &str, base: &str) -> Result<Parsed, UrlProblem> {
 /// The project of a project's web URL, whatever follows it (`/-/issues`,
 /// `/-/settings`...).
 pub fn parse_project(text: &str, base: &str) -> Result<String, UrlProblem> {
-    parse_url_parts(text.trim(), base).map(|(project, _, _)| project)
+    let text = text.trim();
+    match parse_url_parts(text, base)? {
+        (Namespace::Project(project), _, _) => Ok(project),
+        (Namespace::Group(_), _, _) => Err(UrlProblem::GroupPage {
+            given: text.to_string(),
+        }),
+    }
 }
 
 fn parse_url(text: &str, base: &str) -> Result<Parsed, UrlProblem> {
-    let (project, rest, note) = parse_url_parts(text, base)?;
+    let (namespace, rest, note) = parse_url_parts(text, base)?;
     let mut parsed = Parsed {
-        project,
+        namespace,
         values: Vec::new(),
         resource: None,
         note,
+        split_before_rest: None,
     };
     if rest.is_empty() {
         return Ok(parsed);
     }
     let segments: Vec<String> = rest.split('/').map(percent_decode).collect();
-    let (shape, values) = catalog::url_shapes()
+    let (shape, matched) = catalog::url_shapes()
         .iter()
-        .find_map(|shape| match_shape(shape, &segments).map(|v| (shape, v)))
+        .find_map(|shape| match_shape(shape, &segments).map(|m| (shape, m)))
         .ok_or_else(|| UrlProblem::Unrecognized {
             given: text.to_string(),
         })?;
-    parsed.values = values.into_iter().map(|(p, v)| (vec![p], v)).collect();
+    parsed.values = matched.values;
+    parsed.split_before_rest = matched.split_before_rest;
     parsed.resource = Some(Resource {
         what: shape.what,
         tool: shape.tool,
@@ -139,8 +175,11 @@ fn parse_url(text: &str, base: &str) -> Result<Parsed, UrlProblem> {
     Ok(parsed)
 }
 
-/// The project path, what follows `/-/`, and a note anchor.
-fn parse_url_parts(text: &str, base: &str) -> Result<(String, String, Option<String>), UrlProblem> {
+/// The namespace, what follows `/-/`, and a note anchor.
+fn parse_url_parts(
+    text: &str,
+    base: &str,
+) -> Result<(Namespace, String, Option<String>), UrlProblem> {
     let unrecognized = || UrlProblem::Unrecognized {
         given: text.to_string(),
     };
@@ -166,18 +205,22 @@ fn parse_url_parts(text: &str, base: &str) -> Result<(String, String, Option<Str
         });
     };
     let path = path.trim_matches('/');
-    let (project, rest) = match path.split_once("/-/") {
-        Some((project, rest)) => (project, rest.trim_matches('/')),
+    let (owner, rest) = match path.split_once("/-/") {
+        Some((owner, rest)) => (owner, rest.trim_matches('/')),
         None => (path, ""),
     };
-    if project.is_empty() || !project.contains('/') {
-        return Err(unrecognized());
-    }
+    // `groups` is a reserved top-level path (GitLab's
+    // Gitlab::PathRegex::TOP_LEVEL_ROUTES): what follows it is a group.
+    let namespace = match owner.strip_prefix("groups/") {
+        Some(group) if !group.is_empty() => Namespace::Group(percent_decode(group)),
+        _ if owner.is_empty() || !owner.contains('/') => return Err(unrecognized()),
+        _ => Namespace::Project(percent_decode(owner)),
+    };
     let note = fragment
         .and_then(|f| f.strip_prefix("note_"))
         .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
         .map(str::to_string);
-    Ok((percent_decode(project), rest.to_string(), note))
+    Ok((namespace, rest.to_string(), note))
 }
 
 /// Why `given` is not on the GitLab at `gitlab` (`base` as configured), if
@@ -212,19 +255,37 @@ fn other_gitlab(given: &Url, gitlab: Option<&Url>, base: &str) -> Option<UrlProb
     Some(UrlProblem::OtherHost { given, expected })
 }
 
-/// The parameter values `segments` give for `shape`, if they match it.
-fn match_shape(shape: &UrlShape, segments: &[String]) -> Option<Vec<(&'static str, String)>> {
+/// What a shape's placeholders took from a URL.
+struct Matched {
+    values: Vec<(Vec<&'static str>, String)>,
+    split_before_rest: Option<usize>,
+}
+
+/// The parameter values `segments` give for `shape`, if they match it. A
+/// placeholder may name several parameters, best first: `{a|b}`.
+fn match_shape(shape: &UrlShape, segments: &[String]) -> Option<Matched> {
     let pattern: Vec<&'static str> = shape.path.split('/').collect();
+    let names = |inside: &'static str| inside.split('|').collect::<Vec<_>>();
     let mut values = Vec::new();
     let mut i = 0;
     for (n, part) in pattern.iter().enumerate() {
         if *part == "..." && n == pattern.len() - 1 {
-            return Some(values);
+            return Some(Matched {
+                values,
+                split_before_rest: None,
+            });
         }
         if let Some(name) = part.strip_prefix('{').and_then(|p| p.strip_suffix("*}")) {
             let rest = segments.get(i..).filter(|r| !r.is_empty())?.join("/");
-            values.push((name, rest));
-            return Some(values);
+            // A one-segment placeholder just before the rest of the path.
+            let split_before_rest = (n > 0 && pattern[n - 1].starts_with('{'))
+                .then(|| values.len().checked_sub(1))
+                .flatten();
+            values.push((names(name), rest));
+            return Some(Matched {
+                values,
+                split_before_rest,
+            });
         }
         let segment = segments.get(i)?;
         if let Some((a, b)) = part
@@ -236,19 +297,22 @@ fn match_shape(shape: &UrlShape, segments: &[String]) -> Option<Vec<(&'static st
             if left.is_empty() || right.is_empty() {
                 return None;
             }
-            values.push((a, left.to_string()));
-            values.push((b, right.to_string()));
+            values.push((names(a), left.to_string()));
+            values.push((names(b), right.to_string()));
         } else if let Some(name) = part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
             if segment.is_empty() {
                 return None;
             }
-            values.push((name, segment.clone()));
+            values.push((names(name), segment.clone()));
         } else if part != segment {
             return None;
         }
         i += 1;
     }
-    (i == segments.len()).then_some(values)
+    (i == segments.len()).then_some(Matched {
+        values,
+        split_before_rest: None,
+    })
 }
 
 /// `group/project#42`, `group/project!12`, `group/project$7`.
@@ -264,17 +328,21 @@ fn parse_reference(text: &str) -> Option<Parsed> {
         }
         let resource = catalog::url_shapes()
             .iter()
-            .find(|s| s.path.contains(&format!("{{{}}}", params[0])))
+            .find(|s| {
+                s.path.contains(&format!("{{{}}}", params[0]))
+                    || s.path.contains(&format!("{{{}|", params[0]))
+            })
             .map(|s| Resource {
                 what: s.what,
                 tool: s.tool,
                 action: s.action,
             });
         Some(Parsed {
-            project: project.to_string(),
+            namespace: Namespace::Project(project.to_string()),
             values: vec![(params.to_vec(), number.to_string())],
             resource,
             note: None,
+            split_before_rest: None,
         })
     })
 }
@@ -306,7 +374,7 @@ mod tests {
             BASE,
         )
         .unwrap();
-        assert_eq!(p.project, "acme/platform/api");
+        assert_eq!(p.namespace, Namespace::Project("acme/platform/api".into()));
         assert_eq!(values(&p), [("merge_request_iid", "12")]);
         let p = parse(
             "https://gitlab.example.com/acme/api/-/blob/main/src/a%20b.rs#L10",
@@ -326,8 +394,49 @@ mod tests {
         )
         .unwrap();
         assert_eq!(p.note.as_deref(), Some("991"));
+        assert_eq!(p.split_before_rest, None);
         let p = parse("https://gitlab.example.com/acme/api", BASE).unwrap();
         assert!(p.values.is_empty() && p.resource.is_none());
+    }
+
+    #[test]
+    fn a_groups_page_names_the_group_and_a_placeholder_may_fill_several_names() {
+        let p = parse("https://gitlab.example.com/groups/acme/web/-/epics/5", BASE).unwrap();
+        assert_eq!(p.namespace, Namespace::Group("acme/web".into()));
+        assert_eq!(
+            p.values,
+            [(vec!["work_item_iid"], "5".to_string())],
+            "{p:?}"
+        );
+        let p = parse("https://gitlab.example.com/groups/acme", BASE).unwrap();
+        assert_eq!(
+            (p.namespace, p.values),
+            (Namespace::Group("acme".into()), vec![])
+        );
+        assert_eq!(
+            parse_project("https://gitlab.example.com/groups/acme/-/epics/5", BASE),
+            Err(UrlProblem::GroupPage {
+                given: "https://gitlab.example.com/groups/acme/-/epics/5".into()
+            })
+        );
+        let p = parse("https://gitlab.example.com/acme/api/-/work_items/9", BASE).unwrap();
+        assert_eq!(
+            p.values,
+            [(vec!["issue_iid", "work_item_iid"], "9".to_string())]
+        );
+    }
+
+    #[test]
+    fn a_value_before_the_rest_of_the_path_is_marked_as_a_movable_split() {
+        let p = parse(
+            "https://gitlab.example.com/acme/api/-/tree/feature/login/src",
+            BASE,
+        )
+        .unwrap();
+        assert_eq!(values(&p), [("ref", "feature"), ("path", "login/src")]);
+        assert_eq!(p.split_before_rest, Some(0));
+        let p = parse("https://gitlab.example.com/acme/api/-/wikis/a/b", BASE).unwrap();
+        assert_eq!(p.split_before_rest, None);
     }
 
     #[test]
@@ -351,7 +460,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            (p.project.as_str(), values(&p)),
+            (p.namespace.path(), values(&p)),
             ("acme/api", vec![("job_id", "7")])
         );
         assert_eq!(
@@ -378,7 +487,7 @@ mod tests {
         ] {
             let p = parse(url, BASE).unwrap();
             assert_eq!(
-                (p.project.as_str(), values(&p)),
+                (p.namespace.path(), values(&p)),
                 ("acme/api", vec![("issue_iid", "4")]),
                 "{url}"
             );
@@ -431,10 +540,13 @@ mod tests {
     #[test]
     fn references_read_as_their_numbers() {
         let p = parse("acme/api#42", BASE).unwrap();
-        assert_eq!(p.project, "acme/api");
+        assert_eq!(p.namespace, Namespace::Project("acme/api".into()));
         assert_eq!(
             p.values[0],
-            (vec!["issue_iid", "target_issue_iid"], "42".to_string())
+            (
+                vec!["issue_iid", "target_issue_iid", "work_item_iid"],
+                "42".to_string()
+            )
         );
         let p = parse("acme/api!12", BASE).unwrap();
         assert_eq!(p.values[0].0, vec!["merge_request_iid"]);

@@ -26,6 +26,42 @@ pub enum GitLabError {
     /// The token cannot be an HTTP header value: nothing was sent.
     #[error("the token contains characters that cannot be sent in an HTTP header")]
     TokenCharacters,
+    /// GitLab's GraphQL endpoint answered 200, and said no.
+    #[error("GitLab's GraphQL answer: {0}")]
+    Graphql(GraphqlError),
+}
+
+/// A GraphQL answer that is a failure although its status is 200.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphqlError {
+    pub failure: GraphqlFailure,
+    pub request_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GraphqlFailure {
+    /// `errors` beside (or instead of) `data`: about the query, its
+    /// arguments or access, in GitLab's words (each cut).
+    Errors(Vec<String>),
+    /// A mutation's payload `errors`: GitLab refused the change.
+    Refused(Vec<String>),
+    /// The asked object is `null` (at this path of `data`): GitLab answers
+    /// so for what does not exist and for what the token cannot see.
+    Null { path: String },
+    /// The answer is not GraphQL's (`data` missing, not JSON).
+    Malformed,
+}
+
+impl std::fmt::Display for GraphqlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.failure {
+            GraphqlFailure::Errors(messages) | GraphqlFailure::Refused(messages) => {
+                write!(f, "{}", messages.join("; "))
+            }
+            GraphqlFailure::Null { path } => write!(f, "`{path}` is null"),
+            GraphqlFailure::Malformed => write!(f, "not a GraphQL answer"),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -118,8 +154,12 @@ impl StatusError {
 /// GitLab's message from each of its body formats:
 /// `{"message": "..."}`, `{"message": {"field": ["..."]}}`,
 /// `{"message": {"error": "..."}}`, `{"error": "..."}`,
-/// `{"error": "...", "error_description": "..."}`.
+/// `{"error": "...", "error_description": "..."}`, and GraphQL's
+/// `{"errors": [{"message": "..."}]}` (its 401 and 422 answers).
 fn message_from_json(json: &Value) -> Option<String> {
+    if let Some(messages) = graphql_messages(json) {
+        return Some(messages.join("; "));
+    }
     if let Some(description) = json.get("error_description").and_then(Value::as_str) {
         return Some(description.to_string());
     }
@@ -134,6 +174,17 @@ fn message_from_json(json: &Value) -> Option<String> {
         Value::Array(_) => flatten(json),
         _ => None,
     }
+}
+
+/// The messages of GraphQL's `errors` array, if the body has a non-empty one.
+pub fn graphql_messages(json: &Value) -> Option<Vec<String>> {
+    let errors = json.get("errors")?.as_array()?;
+    let messages: Vec<String> = errors
+        .iter()
+        .filter_map(|e| e.get("message").and_then(Value::as_str))
+        .map(cut)
+        .collect();
+    (!messages.is_empty()).then_some(messages)
 }
 
 /// Model validation errors read as `title: can't be blank; base: ...`.
@@ -217,6 +268,10 @@ mod tests {
             "Token is expired."
         );
         assert_eq!(message("Retry later").unwrap(), "Retry later");
+        assert_eq!(
+            message(r#"{"errors":[{"message":"Invalid token"}]}"#).unwrap(),
+            "Invalid token"
+        );
         assert_eq!(message("<!DOCTYPE html><html>502</html>"), None);
     }
 

@@ -5,15 +5,16 @@
 
 pub mod client;
 pub mod error;
+pub mod graphql;
 pub mod oauth;
 pub mod request;
 pub mod response;
 pub mod target;
 pub mod token_scopes;
 
-pub use client::{Client, ClientSettings, Failed, Retry, TlsSettings};
-pub use error::{GitLabError, NetworkKind, StatusError};
-pub use request::{Body, HttpRequest};
+pub use client::{BodyStream, Client, ClientSettings, Failed, Retry, TlsSettings};
+pub use error::{GitLabError, GraphqlError, GraphqlFailure, NetworkKind, StatusError};
+pub use request::{Body, Endpoint, HttpRequest};
 pub use response::{Pagination, Response};
 pub use target::{AuthScheme, Credentials, Target, UrlError, api_root};
 pub use token_scopes::{ScopesUnknown, TokenFacts, token_scopes};

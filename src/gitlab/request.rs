@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::catalog::{ArrayStyle, Location, Method, PathPart, RestRoute};
+use crate::catalog::{ArrayStyle, Location, Method, Operation, PathPart, RestRoute};
 use crate::dispatch::ValidatedCall;
 use crate::encoding::{percent_encode_into, scalar_text};
 
@@ -22,7 +22,21 @@ pub struct HttpRequest {
     pub body: Option<Body>,
     /// The catalog says repeating the request changes nothing more.
     pub idempotent: bool,
+    /// Where it goes: GitLab's REST API, or its GraphQL endpoint.
+    pub endpoint: Endpoint,
 }
+
+/// The API a request is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    /// `path` below the API root (`/api/v4`).
+    Rest,
+    /// `POST <web root>/api/graphql`, one operation or a multiplex of them.
+    Graphql(Operation),
+}
+
+/// Where GitLab serves GraphQL, below its web root (not under `/api/v4`).
+pub const GRAPHQL_PATH: &str = "/api/graphql";
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Body {
@@ -48,6 +62,21 @@ impl HttpRequest {
             query: String::new(),
             body: None,
             idempotent: true,
+            endpoint: Endpoint::Rest,
+        }
+    }
+
+    /// A GraphQL request: `body` is one operation (`{"query", "variables",
+    /// "operationName"}`) or an array of them. A query is a read and may be
+    /// repeated; a mutation never is.
+    pub fn graphql(body: Value, operation: Operation) -> Self {
+        HttpRequest {
+            method: Method::Post,
+            path: GRAPHQL_PATH.into(),
+            query: String::new(),
+            body: Some(Body::Json(body)),
+            idempotent: operation == Operation::Query,
+            endpoint: Endpoint::Graphql(operation),
         }
     }
 
@@ -68,13 +97,15 @@ impl HttpRequest {
         }
     }
 
-    /// Whether sending it twice is safe: a GET, or a PUT, PATCH or DELETE
-    /// the catalog marks idempotent. A POST never is.
+    /// Whether sending it twice is safe: a GET, a PUT, PATCH or DELETE
+    /// the catalog marks idempotent, or a GraphQL query. Any other POST
+    /// (a REST create, a GraphQL mutation) never is.
     pub fn repeatable(&self) -> bool {
-        match self.method {
-            Method::Get => true,
-            Method::Put | Method::Patch | Method::Delete => self.idempotent,
-            Method::Post => false,
+        match (self.method, self.endpoint) {
+            (_, Endpoint::Graphql(operation)) => operation == Operation::Query,
+            (Method::Get, Endpoint::Rest) => true,
+            (Method::Put | Method::Patch | Method::Delete, Endpoint::Rest) => self.idempotent,
+            (Method::Post, Endpoint::Rest) => false,
         }
     }
 }
@@ -113,6 +144,7 @@ pub fn build(call: &ValidatedCall, route: &RestRoute) -> HttpRequest {
         query,
         body: body.map(|b| Body::Json(Value::Object(b))),
         idempotent: call.action.idempotent,
+        endpoint: Endpoint::Rest,
     }
 }
 
@@ -209,5 +241,24 @@ mod tests {
             request.path_and_query(),
             "/projects/1/merge_requests/2/diffs?per_page=100"
         );
+    }
+
+    #[test]
+    fn a_graphql_query_is_repeatable_and_a_mutation_is_not() {
+        let body = serde_json::json!({"query": "query { a }"});
+        let query = HttpRequest::graphql(body.clone(), Operation::Query);
+        assert_eq!(
+            (query.method, query.path.as_str(), query.repeatable()),
+            (Method::Post, GRAPHQL_PATH, true)
+        );
+        let mutation = HttpRequest::graphql(body, Operation::Mutation);
+        assert!(!mutation.repeatable());
+        // A REST POST stays unrepeatable whatever the catalog says.
+        let post = HttpRequest {
+            method: Method::Post,
+            idempotent: true,
+            ..HttpRequest::get("/projects/1/star")
+        };
+        assert!(!post.repeatable());
     }
 }

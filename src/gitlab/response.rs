@@ -27,6 +27,9 @@ pub struct Pagination {
     pub total_pages: Option<u64>,
     /// The `rel="next"` link, the only way forward with keyset pagination.
     pub next_link: Option<String>,
+    /// A GraphQL connection's `endCursor`, when it has a next page: the
+    /// `after` of that page.
+    pub next_cursor: Option<String>,
 }
 
 impl Pagination {
@@ -41,6 +44,7 @@ impl Pagination {
             total: number("x-total"),
             total_pages: number("x-total-pages"),
             next_link: get("link").and_then(next_link),
+            next_cursor: None,
         }
     }
 

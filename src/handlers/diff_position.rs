@@ -68,6 +68,26 @@ pub struct LineAsk<'a> {
     pub end_line: Option<u64>,
 }
 
+impl<'a> LineAsk<'a> {
+    /// The lines a comment names with `file`, `line` or `old_line`, and
+    /// `end_line`, as `get` finds them: a call's parameters
+    /// (`line_comment`) or one of a review's comments, already checked by
+    /// `dispatch/checks/line_comment.rs` (one side given).
+    pub fn read(get: impl Fn(&str) -> Option<&'a Value>) -> Self {
+        let number = |name: &str| get(name).and_then(Value::as_u64);
+        let (side, line) = match number("line") {
+            Some(n) => (Side::New, n),
+            None => (Side::Old, number("old_line").unwrap_or_default()),
+        };
+        LineAsk {
+            file: get("file").and_then(Value::as_str).unwrap_or_default(),
+            side,
+            line,
+            end_line: number("end_line"),
+        }
+    }
+}
+
 /// Where a comment goes: GitLab's `position`, and the lines it names.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Placement<'a> {

@@ -9,13 +9,20 @@
 
 mod artifact_list;
 mod diff_position;
+mod diff_reads;
 mod download_link;
+pub mod graphql;
 mod line_comment;
 pub mod lockdown;
 mod paging;
+pub mod poll;
 mod raw_upload;
+mod review;
 mod review_context;
+mod triage;
 mod upload;
+mod wait;
+mod wait_merge;
 
 use crate::catalog::{Handler, RestRoute};
 use crate::dispatch::ValidatedCall;
@@ -88,7 +95,11 @@ pub fn request(call: &ValidatedCall, route: &RestRoute) -> Result<HttpRequest, S
             Handler::ArtifactList
             | Handler::DownloadLink
             | Handler::LineComment
-            | Handler::ReviewContext,
+            | Handler::Review
+            | Handler::ReviewContext
+            | Handler::Triage
+            | Handler::Wait
+            | Handler::WaitMerge,
         ) => Ok(request::build(call, route)),
     }
 }
@@ -99,7 +110,11 @@ pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
     match call.action.handler {
         Some(Handler::DownloadLink) => download_link::run(call, route, gitlab),
         Some(Handler::LineComment) => line_comment::run(call, route, gitlab).await,
+        Some(Handler::Review) => review::run(call, route, gitlab).await,
         Some(Handler::ReviewContext) => review_context::run(call, route, gitlab).await,
+        Some(Handler::Triage) => triage::run(call, route, gitlab).await,
+        Some(Handler::Wait) => wait::run(call, route, gitlab).await,
+        Some(Handler::WaitMerge) => wait_merge::run(call, route, gitlab).await,
         Some(Handler::ArtifactList) => {
             one_request(call, route, gitlab, artifact_list::answer).await
         }

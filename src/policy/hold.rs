@@ -3,6 +3,8 @@
 //! destructive action the user has not confirmed. The engine only matches
 //! on the `Hold`; how a confirmation is asked is the MCP layer's business.
 
+use serde_json::Value;
+
 use super::{Policy, quick_actions};
 use crate::catalog::Location;
 use crate::dispatch::ValidatedCall;
@@ -36,16 +38,26 @@ impl Policy {
         if self.allow_quick_actions || call.intent.quick_actions {
             return None;
         }
-        let found: Vec<String> = call
-            .args
-            .iter()
-            .filter(|a| a.spec.quick_actions)
-            .filter_map(|a| {
-                let commands = quick_actions::find(a.value.as_str()?);
-                (!commands.is_empty())
-                    .then(|| format!("`{}` has {}", a.spec.name, commands.join(", ")))
-            })
-            .collect();
+        let mut found: Vec<String> = Vec::new();
+        let mut screen = |at: String, text: Option<&str>| {
+            let commands = text.map(quick_actions::find).unwrap_or_default();
+            if !commands.is_empty() {
+                found.push(format!("`{at}` has {}", commands.join(", ")));
+            }
+        };
+        for arg in &call.args {
+            if arg.spec.quick_actions {
+                screen(arg.spec.name.to_string(), arg.value.as_str());
+            }
+            // The texts inside a list of objects (a review's comments).
+            let items = arg.value.as_array().map_or(&[][..], Vec::as_slice);
+            for field in arg.spec.fields.iter().filter(|f| f.quick_actions) {
+                for (index, item) in items.iter().enumerate() {
+                    let text = item.get(field.name).and_then(Value::as_str);
+                    screen(format!("{}[{index}].{}", arg.spec.name, field.name), text);
+                }
+            }
+        }
         if found.is_empty() {
             return None;
         }

@@ -116,6 +116,13 @@ impl Policy {
             }
             _ => {}
         }
+        // Lockdown screens REST answers by their authors' membership; a
+        // GraphQL answer it cannot screen is not given (fail closed).
+        if self.lockdown.is_some() && matches!(action.route, Route::Graphql(_)) {
+            return Some(format!(
+                "`{name}` answers through GraphQL, which lockdown (--lockdown) does not screen"
+            ));
+        }
         if let Some(p) = self.deny.iter().find(|p| p.matches(&name)) {
             return Some(format!("`{name}` is denied on this server (pattern `{p}`)"));
         }
@@ -174,6 +181,7 @@ impl Policy {
 
     fn is_unrestricted(&self) -> bool {
         self.access == Access::Full
+            && self.lockdown.is_none()
             && self.tools.is_empty()
             && self.allow.is_empty()
             && self.deny.is_empty()

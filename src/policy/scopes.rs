@@ -22,7 +22,7 @@
 //! read-only token keeps every read, and the `POST` actions the catalog
 //! marks read-only (a GraphQL query, a lint), which GitLab may still refuse.
 
-use crate::catalog::{ActionSpec, Method, Route, ToolSpec};
+use crate::catalog::{ActionSpec, Method, Operation, Route, ToolSpec};
 
 /// Scopes whose reach through the REST API is known: none of them writes.
 const KNOWN_WITHOUT_WRITES: [&str; 13] = [
@@ -128,10 +128,12 @@ impl Scopes {
     }
 }
 
-/// Whether an action only reads, as `read_api` sees it.
+/// Whether an action only reads, as `read_api` sees it: a GraphQL query
+/// is a read, a mutation a write.
 fn reads(action: &ActionSpec) -> bool {
     match action.route {
         Route::Rest(route) => action.read_only || route.method == Method::Get,
+        Route::Graphql(route) => action.read_only || route.operation == Operation::Query,
         Route::Local(_) => true,
     }
 }
@@ -173,13 +175,12 @@ impl Surface {
 
     /// Whether a token with this surface is offered `action`.
     pub fn allows(self, action: &ActionSpec) -> bool {
-        let Route::Rest(route) = action.route else {
-            return true;
-        };
-        match self {
-            Surface::Full => true,
-            Surface::ReadOnly => reads(action),
-            Surface::Narrow { repository, user } => {
+        match (self, action.route) {
+            (_, Route::Local(_)) | (Surface::Full, _) => true,
+            (Surface::ReadOnly, _) => reads(action),
+            // GitLab's GraphQL API takes `api` or `read_api`, no narrower scope.
+            (Surface::Narrow { .. }, Route::Graphql(_)) => false,
+            (Surface::Narrow { repository, user }, Route::Rest(route)) => {
                 let path = route.template;
                 route.method == Method::Get
                     && ((repository && path.starts_with(REPOSITORY_FILES))

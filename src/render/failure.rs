@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use crate::catalog::{Location, Method, Returns};
+use crate::catalog::{Feed, Location, Method, Resolver, Returns, Role};
 use crate::dispatch::ValidatedCall;
-use crate::gitlab::{GitLabError, NetworkKind, StatusError};
+use crate::gitlab::{GitLabError, GraphqlError, GraphqlFailure, NetworkKind, StatusError};
 
 /// Facts about the server and the call the messages need.
 pub struct Context {
@@ -37,7 +37,93 @@ pub fn failure(call: &ValidatedCall, error: &GitLabError, ctx: &Context) -> Stri
             "{}: refused, nothing was sent: the token contains characters that cannot be sent in an HTTP header.",
             heading(call)
         ),
+        GitLabError::Graphql(error) => graphql_failure(call, error),
     }
+}
+
+/// A GraphQL answer that says no, with status 200.
+fn graphql_failure(call: &ValidatedCall, error: &GraphqlError) -> String {
+    let (mut out, hint) = match &error.failure {
+        GraphqlFailure::Null { path } => {
+            let ids = graphql_ids(call);
+            let with = if ids.is_empty() {
+                String::new()
+            } else {
+                format!(" with {}", ids.join(", "))
+            };
+            let out = format!(
+                "Not found: {}{with}. It may not exist, or the token cannot see it (GitLab answers null for both, at `{path}`).",
+                heading(call)
+            );
+            return match call.action.hint(404) {
+                Some(hint) => format!("{out}\nNext: {hint}{}", request_id(error)),
+                None => format!("{out}{}", request_id(error)),
+            };
+        }
+        GraphqlFailure::Errors(messages) => (
+            format!(
+                "{}: GitLab's GraphQL API answered with errors.\nGitLab says: {}",
+                heading(call),
+                messages.join("; ")
+            ),
+            call.action.hint(400).or(match call.action.graphql() {
+                Some(route) if route.document.is_none() => Some(
+                    "check the fields and arguments of a type with {\"action\": \"schema\", \"params\": {\"type\": \"<Type>\"}}",
+                ),
+                _ => None,
+            }),
+        ),
+        GraphqlFailure::Refused(messages) => (
+            format!(
+                "{}: GitLab refused the change.\nGitLab says: {}",
+                heading(call),
+                messages.join("; ")
+            ),
+            call.action.hint(422),
+        ),
+        GraphqlFailure::Malformed => (
+            format!(
+                "{}: GitLab's answer is not a GraphQL answer (no `data`); check GITLAB_URL.",
+                heading(call)
+            ),
+            None,
+        ),
+    };
+    if let Some(hint) = hint {
+        let _ = write!(out, "\nHint: {hint}");
+    }
+    out.push_str(&request_id(error));
+    out
+}
+
+/// What names the object a GraphQL action asked for: the namespace, and
+/// the iids (the parameters sent as text or resolved to work item IDs).
+fn graphql_ids(call: &ValidatedCall) -> Vec<String> {
+    let Some(route) = call.action.graphql() else {
+        return Vec::new();
+    };
+    let iid = |name: &str| {
+        route.variables.iter().any(|v| {
+            v.param.is_some_and(|i| call.action.params[i].name == name)
+                && matches!(
+                    v.feed,
+                    Feed::Text | Feed::Resolve(Resolver::WorkItemId | Resolver::WorkItemIds)
+                )
+        })
+    };
+    call.args
+        .iter()
+        .filter(|a| matches!(a.spec.role, Some(Role::Project | Role::Group)) || iid(a.spec.name))
+        .map(|a| format!("{} {}", a.spec.name, a.value))
+        .collect()
+}
+
+fn request_id(error: &GraphqlError) -> String {
+    error
+        .request_id
+        .as_ref()
+        .map(|id| format!("\nRequest id: {id}"))
+        .unwrap_or_default()
 }
 
 fn heading(call: &ValidatedCall) -> String {

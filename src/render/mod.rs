@@ -11,7 +11,9 @@
 mod compact;
 mod diff;
 mod failure;
+pub mod graphql;
 mod json;
+pub mod log_scan;
 mod pagination;
 mod terminal;
 mod text;
@@ -321,6 +323,9 @@ fn pagination_json(p: &Pagination) -> Value {
     put("total_pages", p.total_pages);
     if let Some(link) = &p.next_link {
         out.insert("next_link".into(), Value::String(link.clone()));
+    }
+    if let Some(cursor) = &p.next_cursor {
+        out.insert("next_cursor".into(), Value::String(cursor.clone()));
     }
     Value::Object(out)
 }

@@ -24,10 +24,15 @@ pub fn pagination_line(call: &ValidatedCall, p: &Pagination) -> Option<String> {
     if let Some(total) = p.total {
         parts.push(format!("total {total}"));
     }
-    let next = match (p.next_page, &p.next_link) {
-        (Some(page), _) => Some(format!("next: {{\"page\": {page}}}")),
-        (None, Some(link)) => Some(keyset_next(call, link)),
-        (None, None) => Some("last page".to_string()),
+    let next = match (p.next_page, &p.next_link, &p.next_cursor) {
+        (Some(page), _, _) => Some(format!("next: {{\"page\": {page}}}")),
+        (None, Some(link), _) => Some(keyset_next(call, link)),
+        // A GraphQL cursor: the next page is `after` it.
+        (None, None, Some(cursor)) => Some(format!(
+            "next: add {} to params",
+            serde_json::json!({ "after": cursor })
+        )),
+        (None, None, None) => Some("last page".to_string()),
     };
     parts.extend(next);
     Some(format!("[{}]", parts.join(" · ")))

@@ -84,6 +84,7 @@ fn catalog(tools: &[(&str, String)]) -> Sources {
             .into(),
         handler_files: ["upload".to_string()].into(),
         check_files: ["commit_actions".to_string()].into(),
+        ..Sources::default()
     }
 }
 
@@ -551,4 +552,298 @@ fn embedded_values_are_json_even_with_control_characters() {
     let array = toml::Value::Array(vec![toml::Value::Integer(1), toml::Value::Boolean(true)]);
     assert_eq!(json::toml_to_json(&array).unwrap(), "[1,true]");
     assert!(json::toml_to_json(&toml::Value::Table(Default::default())).is_err());
+}
+
+#[test]
+fn the_web_url_parameter_is_declared_once_in_shared_and_used_by_no_action() {
+    let mut sources = catalog(&[(
+        "gitlab_issue",
+        tool(
+            "gitlab_issue",
+            r#"["core"]"#,
+            "returns = \"issue[]\"\nparams = [\n  { name = \"link\", type = \"string\", role = \"web_url\", doc = \"A link.\" },\n]",
+        ),
+    )]);
+    let shared = sources.files.get_mut("_shared.toml").unwrap();
+    shared.push_str(
+        "\n[params.url]\ntype = \"string\"\nrole = \"web_url\"\ndoc = \"A web URL.\"\n\n[params.web]\ntype = \"integer\"\nrole = \"web_url\"\ndoc = \"Another.\"\n",
+    );
+    let problems = compile_sources(&sources, None).expect_err("refused").0;
+    assert_eq!(
+        problems,
+        [
+            problem(
+                "catalog/_shared.toml",
+                "param `web`",
+                Some("type"),
+                "the web URL parameter is a string"
+            ),
+            problem(
+                "catalog/_shared.toml",
+                "param `web`",
+                Some("role"),
+                "`url` is already the web URL parameter"
+            ),
+            problem(
+                "catalog/gitlab_issue.toml",
+                "action `list` param `link`",
+                Some("role"),
+                "the web URL parameter is declared once, in _shared.toml"
+            ),
+        ]
+    );
+
+    let mut sources = catalog(&[(
+        "gitlab_issue",
+        tool(
+            "gitlab_issue",
+            r#"["core"]"#,
+            "returns = \"issue[]\"\nuse = [\"project_id\", \"url\"]",
+        ),
+    )]);
+    let shared = sources.files.get_mut("_shared.toml").unwrap();
+    shared
+        .push_str("\n[params.url]\ntype = \"string\"\nrole = \"web_url\"\ndoc = \"A web URL.\"\n");
+    // (`use` given twice in one entry is TOML's own refusal: replace it.)
+    let text = sources.files.get_mut("gitlab_issue.toml").unwrap();
+    *text = text.replacen("use = [\"project_id\"]\n", "", 1);
+    let problems = compile_sources(&sources, None).expect_err("refused").0;
+    assert_eq!(
+        problems,
+        [problem(
+            "catalog/gitlab_issue.toml",
+            "action `list`",
+            Some("use"),
+            "`url` is the web URL parameter, which every action with a project parameter takes without naming it"
+        )]
+    );
+}
+
+#[test]
+fn roles_are_written_into_the_parameters_and_the_web_url_static() {
+    let mut sources = catalog(&[(
+        "gitlab_issue",
+        tool("gitlab_issue", r#"["core"]"#, r#"returns = "issue[]""#),
+    )]);
+    let shared = sources.files.get_mut("_shared.toml").unwrap();
+    *shared = shared.replacen(
+        "[params.project_id]\ntype = \"string\"\n",
+        "[params.project_id]\ntype = \"string\"\nrole = \"project\"\n",
+        1,
+    );
+    let code = compile_sources(&sources, None).unwrap().code;
+    assert!(
+        code.contains("role: Some(Role::Project), doc: \"Project.\""),
+        "{code}"
+    );
+    assert!(
+        code.contains("pub static WEB_URL: Option<&ParamSpec> = None;"),
+        "{code}"
+    );
+    shared_push(
+        &mut sources,
+        "\n[params.url]\ntype = \"string\"\nrole = \"web_url\"\ndoc = \"A web URL.\"\n",
+    );
+    let code = compile_sources(&sources, None).unwrap().code;
+    assert!(
+        code.contains("pub static WEB_URL: Option<&ParamSpec> = Some(&ParamSpec { name: \"url\""),
+        "{code}"
+    );
+    assert!(
+        code.contains("role: Some(Role::WebUrl), doc: \"A web URL.\" });\n"),
+        "{code}"
+    );
+}
+
+fn shared_push(sources: &mut Sources, text: &str) {
+    sources
+        .files
+        .get_mut("_shared.toml")
+        .unwrap()
+        .push_str(text);
+}
+
+/// A small schema and documents for GraphQL actions.
+const SCHEMA: &str = r#"
+type Query { namespace(fullPath: ID!): Namespace }
+type Namespace { workItem(iid: String!): WorkItem }
+type WorkItem { iid: String! title: String }
+type Mutation { workItemUpdate(input: WorkItemUpdateInput!): WorkItemUpdatePayload }
+input WorkItemUpdateInput { id: WorkItemID! title: String stateEvent: WorkItemStateEvent }
+enum WorkItemStateEvent { CLOSE REOPEN }
+scalar WorkItemID
+type WorkItemUpdatePayload { errors: [String!]! workItem: WorkItem }
+"#;
+
+const GET: &str = "# One item.\nquery get($fullPath: ID!, $iid: String!) {\n  namespace(fullPath: $fullPath) { workItem(iid: $iid) { iid title } }\n}\n";
+const UPDATE: &str = "mutation update($input: WorkItemUpdateInput!) { workItemUpdate(input: $input) { errors workItem { iid } } }";
+
+/// A GraphQL tool file: one action on document `document`, plus `extra`
+/// keys; its `variables` table last.
+fn graphql_tool(document: &str, extra: &str, variables: &str) -> String {
+    format!(
+        r#"
+name = "gitlab_work_item"
+title = "Work items"
+toolsets = ["core"]
+summary = "Work items."
+example = '{{"action": "get", "params": {{"project_id": "g/p", "iid": 1}}}}'
+
+[[actions]]
+name = "get"
+summary = "Get one."
+graphql = "{document}"
+destructive = false
+idempotent = true
+returns = "issue"
+use = ["project_id"]
+{extra}
+[actions.variables]
+{variables}
+"#
+    )
+}
+
+fn graphql_catalog(tool: String) -> Sources {
+    let mut sources = catalog(&[("gitlab_work_item", tool)]);
+    let shared = sources.files.get_mut("_shared.toml").unwrap();
+    *shared = shared.replacen(
+        "[params.project_id]\ntype = \"string\"\n",
+        "[params.project_id]\ntype = \"string\"\nrole = \"project\"\n",
+        1,
+    );
+    sources.schema = Some(SCHEMA.into());
+    sources.documents = [
+        ("get".to_string(), GET.to_string()),
+        ("update".to_string(), UPDATE.to_string()),
+        ("broken".to_string(), "query {".to_string()),
+    ]
+    .into();
+    sources
+}
+
+#[test]
+fn a_graphql_action_is_compiled_with_its_document_operation_and_variables() {
+    let sources = graphql_catalog(graphql_tool(
+        "get",
+        "read_only = true\nanswer = [\"namespace.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]",
+        "fullPath = { resolve = \"namespace\" }\niid = \"iid\"",
+    ));
+    let problems = compile_sources(&sources, None).map(|_| ()).unwrap_err();
+    // Only the broken document, on its own file.
+    assert_eq!(problems.0.len(), 1, "{problems}");
+    assert_eq!(problems.0[0].file, "catalog/graphql/broken.graphql");
+    assert!(
+        problems.0[0].message.starts_with("does not parse: "),
+        "{problems}"
+    );
+
+    let mut sources = sources;
+    sources.documents.remove("broken");
+    let code = compile_sources(&sources, None).unwrap().code;
+    assert!(
+        code.contains("pub static GET: StoredDocument = StoredDocument { name: \"get\", operation: Operation::Query, operation_name: Some(\"get\"), root_fields: &[\"namespace\"], text: \"query get("),
+        "the header comment is left out: {code}"
+    );
+    assert!(
+        code.contains("route: Route::Graphql(GraphqlRoute { operation: Operation::Query, document: Some(&documents::GET), handler: None, variables: &[VariableSpec { path: &[\"fullPath\"], param: None, feed: Feed::Resolve(Resolver::Namespace) },VariableSpec { path: &[\"iid\"], param: Some(1), feed: Feed::Text },], answer: &[&[\"namespace\", \"workItem\"],] })"),
+        "an integer sent as the String the document declares: {code}"
+    );
+}
+
+#[test]
+fn every_graphql_mistake_is_named_with_its_action_and_key() {
+    let cases = [
+        (
+            graphql_tool("gone", "read_only = true\nanswer = [\"x\"]", ""),
+            "graphql",
+            "`gone` names no document of catalog/graphql/ (documents: get, update)",
+        ),
+        (
+            graphql_tool(
+                "get",
+                "read_only = false\nanswer = [\"namespace.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]",
+                "fullPath = { resolve = \"namespace\" }\niid = \"iid\"",
+            ),
+            "read_only",
+            "`get` is a query: the action is read-only",
+        ),
+        (
+            graphql_tool(
+                "update",
+                "read_only = true\nanswer = [\"workItemUpdate.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]",
+                "\"input.id\" = { param = \"iid\", resolve = \"work_item_id\" }",
+            ),
+            "read_only",
+            "`update` is a mutation: the action is not read-only",
+        ),
+        (
+            graphql_tool(
+                "get",
+                "read_only = true\nanswer = [\"namespace.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]",
+                "fullPath = { resolve = \"namespace\" }\niid = \"iid\"\nnope = \"iid\"",
+            ),
+            "variables",
+            "`$nope` is not a variable of the document (it declares $fullPath, $iid)",
+        ),
+        (
+            graphql_tool(
+                "get",
+                "read_only = true\nanswer = [\"namespace.workItem\"]",
+                "fullPath = { resolve = \"namespace\" }",
+            ),
+            "variables",
+            "the document requires `$iid` and no parameter feeds it",
+        ),
+        (
+            graphql_tool(
+                "get",
+                "read_only = true\nanswer = [\"namespace.items\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]",
+                "fullPath = { resolve = \"namespace\" }\niid = \"iid\"",
+            ),
+            "answer",
+            "`namespace.items` is not a path of fields `get` selects",
+        ),
+        (
+            graphql_tool(
+                "update",
+                "read_only = false\nanswer = [\"workItemUpdate.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }, { name = \"state_event\", type = \"string\", enum = [\"close\", \"reopen\"], doc = \"State.\" }]",
+                "\"input.id\" = { param = \"iid\", resolve = \"work_item_id\" }\n\"input.stateEvent\" = { param = \"state_event\", values = { close = \"CLOSE\" } }",
+            ),
+            "variables",
+            "`values` maps close; the parameter allows close, reopen",
+        ),
+        (
+            graphql_tool(
+                "update",
+                "read_only = false\nanswer = [\"workItemUpdate.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]",
+                "\"input.id\" = { param = \"iid\", resolve = \"work_item_id\" }\n\"input.titel\" = \"iid\"",
+            ),
+            "variables",
+            "input `WorkItemUpdateInput` has no field `titel` (fields: id, stateEvent, title)",
+        ),
+        (
+            graphql_tool(
+                "update",
+                "read_only = false\nanswer = [\"workItemUpdate.workItem\"]\nparams = [{ name = \"iid\", type = \"integer\", required = true, doc = \"The iid.\" }]",
+                "\"input.id\" = { param = \"iid\", resolve = \"label_ids\" }",
+            ),
+            "variables",
+            "resolver LabelIds takes a parameter of type array, and `iid` is integer",
+        ),
+    ];
+    for (tool, field, message) in cases {
+        let mut sources = graphql_catalog(tool);
+        sources.documents.remove("broken");
+        let problems = compile_sources(&sources, None).map(|_| ()).unwrap_err().0;
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.file == "catalog/gitlab_work_item.toml"
+                    && p.item.starts_with("action `get`")
+                    && p.field == Some(field)
+                    && p.message == message),
+            "{message:?} not among {problems:#?}"
+        );
+    }
 }

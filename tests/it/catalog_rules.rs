@@ -166,8 +166,11 @@ fn every_placeholder_is_a_declared_required_path_parameter_and_back() {
                     .collect();
                 assert_eq!(rebuilt, template, "{here}");
             }
-            Route::Local(_) => {
-                assert!(path_params.is_empty(), "{here}: a local action has no path")
+            Route::Graphql(_) | Route::Local(_) => {
+                assert!(
+                    path_params.is_empty(),
+                    "{here}: only a REST action has a path"
+                )
             }
         }
     }
@@ -244,9 +247,18 @@ fn annotations_are_consistent_per_action_and_per_tool() {
 #[test]
 fn a_get_says_where_to_find_valid_ids() {
     for (tool, action) in each_action() {
-        let is_get =
-            action.method() == Some(Method::Get) && matches!(action.returns, Returns::One(_));
-        let takes_ids = action.params.iter().any(|p| p.location == Location::Path);
+        // A GraphQL query of one object in a namespace is a get too: GitLab
+        // answers null where REST answers 404, and the hint is shown then.
+        let graphql_get = action.graphql().is_some_and(|g| {
+            g.operation == catalog::Operation::Query
+                && action
+                    .params
+                    .iter()
+                    .any(|p| p.role == Some(catalog::Role::Project))
+        });
+        let is_get = (action.method() == Some(Method::Get) || graphql_get)
+            && matches!(action.returns, Returns::One(_));
+        let takes_ids = graphql_get || action.params.iter().any(|p| p.location == Location::Path);
         if is_get && takes_ids {
             let hint = action
                 .hint(404)
@@ -267,6 +279,52 @@ fn a_get_says_where_to_find_valid_ids() {
             );
         }
     }
+}
+
+#[test]
+fn a_graphql_action_is_exported_with_its_operation_and_root_fields() {
+    let json = catalog::catalog_json();
+    let mut seen = 0;
+    for (tool, out) in catalog::tools()
+        .iter()
+        .zip(json["tools"].as_array().unwrap())
+    {
+        for (action, a) in tool.actions.iter().zip(out["actions"].as_array().unwrap()) {
+            let here = format!("{}.{}", tool.name, action.name);
+            let Some(graphql) = action.graphql() else {
+                assert_eq!(a.get("graphql"), None, "{here}");
+                continue;
+            };
+            seen += 1;
+            let g = &a["graphql"];
+            assert_eq!(g["operation"], graphql.operation.as_str(), "{here}");
+            // A read is a query, and the reverse.
+            assert_eq!(
+                action.read_only,
+                graphql.operation == catalog::Operation::Query,
+                "{here}"
+            );
+            match graphql.document {
+                Some(document) => {
+                    assert_eq!(g["document"], document.name, "{here}");
+                    assert_eq!(
+                        g["root_fields"],
+                        serde_json::json!(document.root_fields),
+                        "{here}"
+                    );
+                    assert!(!document.root_fields.is_empty(), "{here}");
+                    assert_eq!(document.operation, graphql.operation, "{here}");
+                }
+                None => assert!(g["document"].is_null(), "{here}: the caller's"),
+            }
+            assert_eq!(
+                a["method"],
+                Value::Null,
+                "{here}: GraphQL has no REST method"
+            );
+        }
+    }
+    assert!(seen >= 13, "{seen} GraphQL actions");
 }
 
 #[test]

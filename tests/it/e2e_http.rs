@@ -4,65 +4,13 @@
 
 use crate::common;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use common::http::{HttpServer, command, raw};
-use common::{BOTH, Lifecycle};
+use common::{Accepting, BOTH, Lifecycle, call};
 use fake_gitlab::{FakeGitLab, Fault};
-use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
-    ElicitationAction, Implementation,
-};
-use rmcp::service::RequestContext;
-use rmcp::{ClientHandler, ErrorData, RoleClient};
 use serde_json::{Value, json};
-
-/// A client that declares elicitation and accepts every question.
-#[derive(Clone, Default)]
-struct Accepting {
-    asked: Arc<AtomicUsize>,
-}
-
-impl ClientHandler for Accepting {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::builder().enable_elicitation().build(),
-            Implementation::new("test-user", "1.0.0"),
-        )
-    }
-
-    async fn create_elicitation(
-        &self,
-        _request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, ErrorData> {
-        self.asked.fetch_add(1, Ordering::SeqCst);
-        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"confirm": true})))
-    }
-}
-
-async fn call<C: ClientHandler>(
-    client: &rmcp::service::RunningService<RoleClient, C>,
-    tool: &str,
-    args: Value,
-) -> (String, bool) {
-    let Value::Object(map) = args else {
-        unreachable!()
-    };
-    let result = client
-        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map))
-        .await
-        .expect("tools/call answers");
-    let text = result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n");
-    (text, result.is_error.unwrap_or(false))
-}
 
 fn deletes(fake: &FakeGitLab) -> usize {
     fake.requests()
@@ -80,7 +28,11 @@ async fn both_generations_list_call_and_learn_from_errors() {
     for lifecycle in BOTH {
         let client = server.client((), lifecycle, &[TOKEN]).await;
         let tools = client.list_all_tools().await.unwrap();
-        assert_eq!(tools.len(), 17, "{lifecycle:?}");
+        assert_eq!(
+            tools.len(),
+            gitlab_mcp::catalog::tools().len(),
+            "{lifecycle:?}"
+        );
         fake.clear_requests();
         let (text, is_error) = call(
             &client,

@@ -115,6 +115,18 @@ fn one_call_per_tool() -> Vec<(&'static str, Value, &'static str, &'static str)>
             "GET /api/v4/metadata",
             "\"version\":\"19.5.0-pre\"",
         ),
+        (
+            "gitlab_work_item",
+            json!({"action": "get", "params": {"project_id": "acme/platform/api", "work_item_iid": 2}}),
+            "POST /api/graphql",
+            "\"iid\":2",
+        ),
+        (
+            "gitlab_graphql",
+            json!({"action": "query", "params": {"query": "{ project(fullPath: \"acme/platform/api\") { workItems(first: 1) { count } } }"}}),
+            "POST /api/graphql",
+            "\"count\":25",
+        ),
     ]
 }
 

@@ -370,6 +370,32 @@ fn corpus() -> Vec<(&'static str, Value, &'static str)> {
             json!({"action": "get", "params": {"project_id": "g/p", "issue_iid": 1}, "lines": "1-5"}),
             "`lines` windows text answers",
         ),
+        // Work items and GraphQL.
+        (
+            "gitlab_work_item",
+            json!({"action": "get", "params": {"project_id": "g/p", "issue_iid": 4}}),
+            "did you mean `work_item_iid`?",
+        ),
+        (
+            "gitlab_work_item",
+            json!({"action": "create", "params": {"project_id": "g/p", "type": "story", "title": "x"}}),
+            "must be one of issue, task",
+        ),
+        (
+            "gitlab_work_item",
+            json!({"action": "get", "params": {"project_id": "g/p", "group_id": "g", "work_item_iid": 4}}),
+            "`project_id` and `group_id` are both given",
+        ),
+        (
+            "gitlab_graphql",
+            json!({"action": "query", "params": {"query": "mutation { workItemDelete(input: {id: \"x\"}) { errors } }"}}),
+            "holds a mutation",
+        ),
+        (
+            "gitlab_graphql",
+            json!({"action": "query", "params": {"query": "{ projects(first: 500) { nodes { id } } }"}}),
+            "over GitLab's limit of 100 nodes a page",
+        ),
     ]
 }
 

@@ -63,6 +63,7 @@ fn every_stored_document_is_valid_against_gitlabs_schema() {
         names,
         [
             "graphql_type.graphql",
+            "graphql_type_names.graphql",
             "note_create.graphql",
             "work_item_add_children.graphql",
             "work_item_children.graphql",

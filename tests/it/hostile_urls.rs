@@ -86,7 +86,7 @@ fn decide(spelling: &str) -> [Cell; 6] {
         // GITLAB (src/dispatch/web_url.rs).
         cell(
             web_url::parse(&format!("{spelling}/acme/api/-/issues/1"), GITLAB),
-            |parsed| parsed.project,
+            |parsed| parsed.namespace.path().to_string(),
         ),
     ]
 }

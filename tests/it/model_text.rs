@@ -355,6 +355,11 @@ async fn answers_by_resource_kind() {
             json!({"action": "job_list", "params": {"project_id": 1, "pipeline_id": 1001}}),
         ),
         (
+            "triage",
+            "gitlab_pipeline",
+            json!({"action": "triage", "params": {"project_id": 2, "pipeline_id": 2001}}),
+        ),
+        (
             "log_tail",
             "gitlab_pipeline",
             json!({"action": "job_log", "params": {"project_id": 1, "job_id": 102}, "lines": "-5"}),
@@ -423,6 +428,26 @@ async fn answers_by_resource_kind() {
             "search_blobs",
             "gitlab_search",
             json!({"action": "project", "params": {"project_id": 1, "scope": "blobs", "search": "cargo run"}}),
+        ),
+        (
+            "work_item",
+            "gitlab_work_item",
+            json!({"action": "get", "params": {"project_id": "acme/platform/api", "work_item_iid": 3}}),
+        ),
+        (
+            "work_item_list",
+            "gitlab_work_item",
+            json!({"action": "list", "params": {"project_id": "acme/platform/api", "first": 3}}),
+        ),
+        (
+            "work_item_notes",
+            "gitlab_work_item",
+            json!({"action": "notes", "params": {"project_id": "acme/platform/api", "work_item_iid": 2}}),
+        ),
+        (
+            "graphql_type",
+            "gitlab_graphql",
+            json!({"action": "schema", "params": {"type": "WorkItemConnection"}}),
         ),
         ("tool_help", "gitlab_label", json!({"action": "help"})),
         (

@@ -273,6 +273,8 @@ fn every_rest_action_matches_gitlab_openapi_document() {
 
     for tool in catalog::tools() {
         for action in tool.actions {
+            // REST actions only: GraphQL actions are checked against
+            // GitLab's GraphQL schema (graphql_documents.rs), `help` is local.
             let (Some(method), Some(template)) = (action.method(), action.template()) else {
                 continue;
             };

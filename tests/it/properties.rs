@@ -209,7 +209,7 @@ fn params_of(args: &mut Map<String, Value>) -> &mut Map<String, Value> {
 fn rest(action: &ActionSpec) -> &catalog::RestRoute {
     match &action.route {
         Route::Rest(r) => r,
-        Route::Local(_) => unreachable!(),
+        Route::Graphql(_) | Route::Local(_) => unreachable!("only REST cases"),
     }
 }
 
@@ -508,6 +508,7 @@ fn pagination() -> impl Strategy<Value = Pagination> {
                 total,
                 total_pages,
                 next_link,
+                next_cursor: None,
             },
         )
 }

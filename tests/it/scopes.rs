@@ -41,12 +41,13 @@ fn offered(tools: &[Tool]) -> Vec<String> {
 }
 
 /// Whether the catalog says `tool.action` only reads, as `read_api` sees
-/// it: a GET, or an action marked read-only.
+/// it: a GET, a GraphQL query, or an action marked read-only.
 fn reads(name: &str) -> bool {
     let (tool, action) = name.split_once('.').unwrap();
     let action = catalog::tool(tool).unwrap().action(action).unwrap();
     match action.route {
         Route::Rest(route) => action.read_only || route.method.as_str() == "GET",
+        Route::Graphql(route) => action.read_only || route.operation == catalog::Operation::Query,
         Route::Local(_) => true,
     }
 }

@@ -234,24 +234,16 @@ async fn create(
         }
         _ => None,
     };
-    let note_id = db.next_id();
-    let now = ctx.param("created_at").unwrap_or_else(|| db.now());
-    let note = Note {
-        id: note_id,
+    let author = ctx.auth.expect("writable has a user").user_id;
+    let mut note = thread_note(
+        &mut db,
+        kind,
+        author,
         body,
-        author_id: ctx.auth.expect("writable has a user").user_id,
-        created_at: now,
-        internal: ctx.flag("internal").unwrap_or(false),
-        discussion_id: sha(note_id),
-        note_type: Some(if position.is_some() {
-            "DiffNote"
-        } else {
-            "DiscussionNote"
-        }),
-        resolvable: kind == Kind::MergeRequest,
         position,
-        ..Note::default()
-    };
+        ctx.param("created_at"),
+    );
+    note.internal = ctx.flag("internal").unwrap_or(false);
     let discussion = note.discussion_id.clone();
     notes_mut(&mut db, kind, p, i).push(note);
     let v = render_threads(&db, kind, p, i, Some(&discussion))
@@ -447,15 +439,12 @@ pub fn bad_position() -> Response {
     )
 }
 
-/// Check a diff note's `position` as GitLab does and return it as GitLab
-/// shows it. Grape first: `base_sha`, `start_sha`, `head_sha` and
-/// `position_type` (text, image or file) are required, line numbers are
-/// integers. Then the note: the SHAs must be one of the merge request's
-/// diff versions, the path one of its files, and for `text` the pair
-/// (`old_line`, `new_line`) one line of the diff: an added line has only
-/// `new_line`, a removed line only `old_line`, an unchanged line both.
-/// `line_range` (multi-line comments) is kept as given.
-pub fn check_position(p: &Project, m: &MergeRequest, pos: &Value) -> Result<Value, Response> {
+/// A position as Grape reads it (lib/api/discussions.rb and
+/// lib/api/draft_notes.rb declare the same `position` hash): `base_sha`,
+/// `start_sha`, `head_sha` and `position_type` (text, image or file) are
+/// required, line numbers are integers. The position as GitLab shows it:
+/// every key, `null` where none was given.
+pub fn grape_position(pos: &Value) -> Result<Value, Response> {
     let grape = |text: String| {
         http::json_response(axum::http::StatusCode::BAD_REQUEST, json!({"error": text}))
     };
@@ -489,12 +478,41 @@ pub fn check_position(p: &Project, m: &MergeRequest, pos: &Value) -> Result<Valu
                 .map_err(|_| grape(format!("position[{key}] is invalid"))),
         }
     };
-    let old_line = line("old_line")?;
-    let new_line = line("new_line")?;
+    let mut out = json!({
+        "base_sha": text("base_sha"),
+        "start_sha": text("start_sha"),
+        "head_sha": text("head_sha"),
+        "old_path": text("old_path"),
+        "new_path": text("new_path"),
+        "position_type": kind,
+    });
+    if kind == "text" {
+        out["old_line"] = json!(line("old_line")?);
+        out["new_line"] = json!(line("new_line")?);
+        out["line_range"] = obj.get("line_range").cloned().unwrap_or(Value::Null);
+    } else if kind == "image" {
+        for key in ["width", "height", "x", "y"] {
+            out[key] = obj.get(key).cloned().unwrap_or(Value::Null);
+        }
+    }
+    Ok(out)
+}
+
+/// Check a diff note's `position` as GitLab does and return it as GitLab
+/// shows it. Grape first (`grape_position`). Then the note: the SHAs must
+/// be one of the merge request's diff versions, the path one of its
+/// files, and for `text` the pair (`old_line`, `new_line`) one line of
+/// the diff: an added line has only `new_line`, a removed line only
+/// `old_line`, an unchanged line both. `line_range` (multi-line comments)
+/// is kept as given.
+pub fn check_position(p: &Project, m: &MergeRequest, pos: &Value) -> Result<Value, Response> {
+    let mut out = grape_position(pos)?;
+    let text = |key: &str| out.get(key).and_then(Value::as_str).map(str::to_string);
+    let line = |key: &str| out.get(key).and_then(Value::as_u64).map(|n| n as u32);
     let (base, start, head) = (
-        text("base_sha").unwrap(),
-        text("start_sha").unwrap(),
-        text("head_sha").unwrap(),
+        text("base_sha").unwrap_or_default(),
+        text("start_sha").unwrap_or_default(),
+        text("head_sha").unwrap_or_default(),
     );
     let version = p
         .mr_versions(m)
@@ -511,25 +529,46 @@ pub fn check_position(p: &Project, m: &MergeRequest, pos: &Value) -> Result<Valu
         .iter()
         .find(|d| d.1 == path || d.0 == path)
         .ok_or_else(bad_position)?;
-    if kind == "text" && crate::diff::find_line(&file.2, old_line, new_line).is_none() {
+    if text("position_type").as_deref() == Some("text")
+        && crate::diff::find_line(&file.2, line("old_line"), line("new_line")).is_none()
+    {
         return Err(bad_position());
     }
-    let mut out = json!({
-        "base_sha": base,
-        "start_sha": start,
-        "head_sha": head,
-        "old_path": text("old_path").unwrap_or_else(|| file.0.clone()),
-        "new_path": text("new_path").unwrap_or_else(|| file.1.clone()),
-        "position_type": kind,
-    });
-    if kind == "text" {
-        out["old_line"] = json!(old_line);
-        out["new_line"] = json!(new_line);
-        out["line_range"] = obj.get("line_range").cloned().unwrap_or(Value::Null);
-    } else if kind == "image" {
-        for key in ["width", "height", "x", "y"] {
-            out[key] = obj.get(key).cloned().unwrap_or(Value::Null);
-        }
-    }
+    let (old_path, new_path) = (
+        text("old_path").unwrap_or_else(|| file.0.clone()),
+        text("new_path").unwrap_or_else(|| file.1.clone()),
+    );
+    out["old_path"] = json!(old_path);
+    out["new_path"] = json!(new_path);
     Ok(out)
+}
+
+/// A note that starts a thread on a merge request or issue: a `DiffNote`
+/// on a diff line (`position`, already checked), else a `DiscussionNote`.
+/// Threads of merge requests are resolvable.
+pub fn thread_note(
+    db: &mut Db,
+    kind: Kind,
+    author_id: u64,
+    body: String,
+    position: Option<Value>,
+    created_at: Option<String>,
+) -> Note {
+    let id = db.next_id();
+    let created_at = created_at.unwrap_or_else(|| db.now());
+    Note {
+        id,
+        body,
+        author_id,
+        created_at,
+        discussion_id: sha(id),
+        note_type: Some(if position.is_some() {
+            "DiffNote"
+        } else {
+            "DiscussionNote"
+        }),
+        resolvable: kind == Kind::MergeRequest,
+        position,
+        ..Note::default()
+    }
 }

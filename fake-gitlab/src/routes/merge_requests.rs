@@ -7,7 +7,7 @@ use axum::routing::{get, post, put};
 use serde_json::{Value, json};
 
 use super::{Ctx, Noteable, Reply, id, new_note, notes_page, visible, writable};
-use crate::db::{Db, MergeRequest, sha};
+use crate::db::{AutoMerge, AutoMergeEnd, Db, MergeRequest, sha};
 use crate::{App, http, lock, objects};
 
 pub fn routes() -> Router<App> {
@@ -17,6 +17,10 @@ pub fn routes() -> Router<App> {
         .route("/api/v4/merge_requests", get(all_merge_requests))
         .route(&format!("{base}/{{iid}}"), get(show).put(update))
         .route(&format!("{base}/{{iid}}/merge"), put(merge))
+        .route(
+            &format!("{base}/{{iid}}/cancel_merge_when_pipeline_succeeds"),
+            post(cancel_auto_merge),
+        )
         .route(&format!("{base}/{{iid}}/approve"), post(approve))
         .route(&format!("{base}/{{iid}}/unapprove"), post(unapprove))
         .route(&format!("{base}/{{iid}}/approvals"), get(approvals))
@@ -133,11 +137,44 @@ async fn all_merge_requests(State(app): State<App>, ctx: Ctx) -> Reply {
     Ok(http::paginate(items, &ctx.query, &ctx.url))
 }
 
+/// One merge request. A read also moves a waiting auto-merge on: the
+/// fake's pipelines do not run, so its head pipeline finishes after
+/// `AutoMerge::reads_left` reads, and the merge happens (or fails) then,
+/// as GitLab's auto-merge does once the pipeline succeeds.
 async fn show(State(app): State<App>, Path((pid, iid)): Path<(String, String)>, ctx: Ctx) -> Reply {
-    let db = lock(&app.db);
+    let mut db = lock(&app.db);
     let p = visible(&db, &pid, &ctx)?;
     let m = find(&db, p, &iid)?;
+    advance_auto_merge(&mut db, p, m);
     Ok(full_answer(&db, p, m))
+}
+
+/// One read of a merge request waiting to auto-merge.
+fn advance_auto_merge(db: &mut Db, p: usize, m: usize) {
+    let mr = &mut db.projects[p].merge_requests[m];
+    let Some(auto) = mr.auto_merge.as_mut() else {
+        return;
+    };
+    auto.reads_left = auto.reads_left.saturating_sub(1);
+    if auto.reads_left > 0 {
+        return;
+    }
+    let (then, user) = (auto.then.clone(), auto.merge_user);
+    mr.auto_merge = None;
+    let pipeline = mr.head_pipeline_id;
+    match then {
+        AutoMergeEnd::Merged => {
+            if let Some(pl) = db.projects[p]
+                .pipelines
+                .iter_mut()
+                .find(|pl| Some(pl.id) == pipeline)
+            {
+                pl.status = "success".into();
+            }
+            merge_now(db, p, m, user);
+        }
+        AutoMergeEnd::Fails(error) => db.projects[p].merge_requests[m].merge_error = Some(error),
+    }
 }
 
 /// A second open merge request from the same source branch is a 409
@@ -209,6 +246,9 @@ async fn create(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Re
         versions: vec![],
         milestone_id: None,
         head_pipeline_id: None,
+        draft_notes: vec![],
+        auto_merge: None,
+        merge_error: None,
     };
     let mut mr = mr;
     if db.per_branch_files {
@@ -311,7 +351,11 @@ async fn update(
 }
 
 /// Merge: 405 when not open (docs: "If the merge request is not
-/// mergeable, 405"), 409 when `sha` is not the head (docs).
+/// mergeable, 405"), 409 when `sha` is not the head (`check_sha_param!`).
+/// With `auto_merge` (or its old name `merge_when_pipeline_succeeds`)
+/// while the head pipeline is still running, GitLab sets auto-merge
+/// instead (`automatically_mergeable?`, lib/api/merge_requests.rb) and
+/// answers the merge request as it stands.
 async fn merge(
     State(app): State<App>,
     Path((pid, iid)): Path<(String, String)>,
@@ -320,36 +364,89 @@ async fn merge(
     let mut db = lock(&app.db);
     let p = writable(&db, &pid, &ctx)?;
     let m = find(&db, p, &iid)?;
-    let now = db.now();
     let user = ctx.auth.expect("writable has a user").user_id;
-    let per_branch = db.per_branch_files;
-    let mr = &mut db.projects[p].merge_requests[m];
+    let auto = ctx
+        .flag("auto_merge")
+        .or(ctx.flag("merge_when_pipeline_succeeds"))
+        .unwrap_or(false);
+    let project = &db.projects[p];
+    let mr = &project.merge_requests[m];
     if mr.state != "opened" || mr.draft {
         return Err(http::message(405, "405 Method Not Allowed"));
     }
     if let Some(sha) = ctx.param("sha")
         && sha != mr.sha
     {
-        return Err(http::message(
-            409,
-            "SHA does not match HEAD of source branch",
-        ));
+        return Err(sha_mismatch(&mr.sha));
     }
+    let running = project.pipelines.iter().any(|pl| {
+        Some(pl.id) == mr.head_pipeline_id
+            && matches!(pl.status.as_str(), "created" | "pending" | "running")
+    });
+    if auto && running {
+        let mr = &mut db.projects[p].merge_requests[m];
+        mr.auto_merge = Some(AutoMerge {
+            reads_left: 2,
+            then: AutoMergeEnd::Merged,
+            merge_user: user,
+        });
+        return Ok(full_answer(&db, p, m));
+    }
+    merge_now(&mut db, p, m, user);
+    Ok(full_answer(&db, p, m))
+}
+
+/// The merge itself; in the sandbox, the target branch gets the source's
+/// files in a merge commit.
+fn merge_now(db: &mut Db, p: usize, m: usize, user: u64) {
+    let now = db.now();
+    let per_branch = db.per_branch_files;
+    let mr = &mut db.projects[p].merge_requests[m];
     mr.state = "merged".into();
     mr.merged_at = Some(now.clone());
     mr.merged_by = Some(user);
     mr.merge_commit_sha = Some(sha(7000 + mr.iid));
     mr.updated_at = now;
     if per_branch {
-        // The sandbox's target branch gets the source's files in a merge commit.
         let (source, target) = (mr.source_branch.clone(), mr.target_branch.clone());
         let files = db.projects[p].files_at(&source).clone();
         let message = format!("Merge branch '{source}' into '{target}'");
-        let merged =
-            super::repository::commit_files(&mut db, p, &target, None, &message, user, files);
+        let merged = super::repository::commit_files(db, p, &target, None, &message, user, files);
         db.projects[p].merge_requests[m].merge_commit_sha = Some(merged);
     }
-    Ok(full_answer(&db, p, m))
+}
+
+/// GitLab's `check_sha_param!` (lib/api/helpers.rb), for merge and approve.
+fn sha_mismatch(head: &str) -> axum::response::Response {
+    http::message(
+        409,
+        &format!("SHA does not match HEAD of source branch: {head}"),
+    )
+}
+
+/// "Cancel Merge When Pipeline Succeeds" (docs:
+/// https://docs.gitlab.com/api/merge_requests/#cancel-merge-when-pipeline-succeeds):
+/// 201 with the merge request, or 406 when auto-merge is not set
+/// (`AutoMerge::BaseService#cancel`).
+async fn cancel_auto_merge(
+    State(app): State<App>,
+    Path((pid, iid)): Path<(String, String)>,
+    ctx: Ctx,
+) -> Reply {
+    let mut db = lock(&app.db);
+    let p = writable(&db, &pid, &ctx)?;
+    let m = find(&db, p, &iid)?;
+    let mr = &mut db.projects[p].merge_requests[m];
+    if mr.auto_merge.take().is_none() {
+        return Err(http::message(406, "Can't cancel the automatic merge"));
+    }
+    let project = &db.projects[p];
+    Ok(http::created(objects::merge_request(
+        &db,
+        project,
+        &project.merge_requests[m],
+        true,
+    )))
 }
 
 /// The approval state (docs: https://docs.gitlab.com/api/merge_request_approvals/,
@@ -395,7 +492,9 @@ async fn approvals(
 }
 
 /// Approve: 201 with the approval state (docs: "Approve a merge
-/// request"); approving twice is a 401 in GitLab's code.
+/// request"); a `sha` that is not the head is a 409 naming the head
+/// (`check_sha_param!`, before the approval, lib/api/merge_request_approvals.rb);
+/// approving twice is a 401 in GitLab's code.
 async fn approve(
     State(app): State<App>,
     Path((pid, iid)): Path<(String, String)>,
@@ -406,6 +505,11 @@ async fn approve(
     let m = find(&db, p, &iid)?;
     let user = ctx.auth.expect("writable has a user").user_id;
     let mr = &mut db.projects[p].merge_requests[m];
+    if let Some(sha) = ctx.param("sha")
+        && sha != mr.sha
+    {
+        return Err(sha_mismatch(&mr.sha));
+    }
     if mr.approved_by.contains(&user) {
         return Err(http::unauthorized());
     }

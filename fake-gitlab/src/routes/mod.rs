@@ -10,11 +10,14 @@ mod ci_settings;
 mod content;
 mod content_admin;
 pub mod discussions;
+mod draft_notes;
 mod groups_users;
 mod instance;
 mod issues;
+mod job_logs;
 mod merge_requests;
 mod oauth;
+mod pipeline_reports;
 mod pipelines;
 mod projects;
 pub mod repository;
@@ -38,9 +41,12 @@ pub fn routes() -> Router<App> {
     Router::new()
         .merge(projects::routes())
         .merge(issues::routes())
+        .merge(job_logs::routes())
+        .merge(pipeline_reports::routes())
         .merge(merge_requests::routes())
         .merge(discussions::routes(discussions::Kind::Issue))
         .merge(discussions::routes(discussions::Kind::MergeRequest))
+        .merge(draft_notes::routes())
         .merge(pipelines::routes())
         .merge(repository::routes())
         .merge(ci::routes())
@@ -212,17 +218,24 @@ pub fn writable(db: &Db, id: &str, ctx: &Ctx) -> Result<usize, Response> {
 /// `internal` optional (docs: https://docs.gitlab.com/api/notes/). The caller is a writer.
 pub fn new_note(db: &mut Db, ctx: &Ctx) -> Result<crate::db::Note, Response> {
     let body = ctx.require("body")?;
+    let author = ctx.auth.expect("writable has a user").user_id;
+    let internal = ctx.flag("internal").unwrap_or(false);
+    Ok(plain_note(db, author, body, internal))
+}
+
+/// A comment that is not part of a thread.
+pub fn plain_note(db: &mut Db, author_id: u64, body: String, internal: bool) -> crate::db::Note {
     let id = db.next_id();
-    Ok(crate::db::Note {
+    crate::db::Note {
         id,
         body,
-        author_id: ctx.auth.expect("writable has a user").user_id,
+        author_id,
         created_at: db.now(),
         system: false,
-        internal: ctx.flag("internal").unwrap_or(false),
+        internal,
         discussion_id: crate::db::sha(id),
         ..crate::db::Note::default()
-    })
+    }
 }
 
 /// What a note belongs to, as GitLab shows it: type, id, iid, project.

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod serve_help;
 pub mod signin;
 
 use std::process::Stdio;
@@ -144,17 +145,8 @@ impl<C: ClientHandler> Harness<C> {
 
     /// Call a tool with JSON arguments (an object).
     pub async fn call(&self, tool: &str, arguments: Value) -> Outcome {
-        let result = self.call_result(tool, arguments).await;
-        let text = result
-            .content
-            .iter()
-            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-            .collect::<Vec<_>>()
-            .join("\n");
-        Outcome {
-            text,
-            is_error: result.is_error.unwrap_or(false),
-        }
+        let (text, is_error) = call(&self.client, tool, arguments).await;
+        Outcome { text, is_error }
     }
 
     /// Call and expect success; the text on failure helps debugging.
@@ -206,6 +198,59 @@ pub fn is_scope_lookup(request: &RecordedRequest) -> bool {
 pub async fn until_received(fake: &FakeGitLab, path: &str) {
     while !fake.requests().iter().any(|r| r.raw_path == path) {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+/// Call a tool on a session (stdio or HTTP): the text, and whether the
+/// result is an error.
+pub async fn call<C: ClientHandler>(
+    client: &RunningService<RoleClient, C>,
+    tool: &str,
+    arguments: Value,
+) -> (String, bool) {
+    let Value::Object(map) = arguments else {
+        panic!("arguments must be an object")
+    };
+    let result = client
+        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map))
+        .await
+        .expect("tools/call answers");
+    let text = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    (text, result.is_error.unwrap_or(false))
+}
+
+/// A client that declares elicitation and accepts every question (a user
+/// who confirms), counting the questions.
+#[derive(Clone, Default)]
+pub struct Accepting {
+    pub asked: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl ClientHandler for Accepting {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::builder()
+                .enable_elicitation()
+                .build(),
+            rmcp::model::Implementation::new("test-user", "1.0.0"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(
+            rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
+                .with_content(serde_json::json!({"confirm": true})),
+        )
     }
 }
 
