@@ -150,7 +150,7 @@ async function toggle(job, button, panel) {
 function excerpt(text, job) {
   const paragraphs = text.split(/\n\s*\n/);
   const own = paragraphs.find((p) => p.startsWith(`Job ${job.id} `));
-  if (own) return own.split("\n").slice(1).join("\n");
+  if (own) return own.split("\n").slice(1).map((l) => l.replace(/^  /, "")).join("\n");
   const line = text.split("\n").find((l) => l.includes(String(job.id)));
   return line || "The triage says nothing more about this job.";
 }
