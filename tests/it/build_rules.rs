@@ -683,6 +683,7 @@ const UPDATE: &str = "mutation update($input: WorkItemUpdateInput!) { workItemUp
 fn graphql_tool(document: &str, extra: &str, variables: &str) -> String {
     format!(
         r#"
+icon = "issue"
 name = "gitlab_work_item"
 title = "Work items"
 toolsets = ["core"]
