@@ -57,11 +57,18 @@ function applyContext(context) {
   }
 }
 
-// Handshake, then the tool call's input and result as they come.
-async function connect(name, { input, result, cancelled }) {
+// Handshake, then `load(arguments)` with the tool call's input once its
+// result is in (the view reads what it shows itself, after any write the
+// call made).
+function start(name, load) {
+  let args = {};
+  connect(name, (input) => (args = input), () => load(args)).catch((e) => say(`The host did not start the view: ${e.message}`, true));
+}
+
+async function connect(name, input, result) {
   host.on("ui/notifications/tool-input", (p) => input(p.arguments || {}));
   host.on("ui/notifications/tool-result", result);
-  host.on("ui/notifications/tool-cancelled", (p) => cancelled(p.reason));
+  host.on("ui/notifications/tool-cancelled", (p) => say(`The call was cancelled${p.reason ? `: ${p.reason}` : ""}.`));
   host.on("ui/notifications/host-context-changed", applyContext);
   const init = await host.request("ui/initialize", {
     appInfo: { name, version: "1" },

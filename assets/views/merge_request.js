@@ -8,19 +8,9 @@ const TOOL = "gitlab_merge_request";
 const MR_FIELDS = ["iid", "project_id", "title", "state", "draft", "sha", "source_branch", "target_branch", "author", "head_pipeline", "detailed_merge_status"];
 const DIFF_FIELDS = ["old_path", "new_path", "diff", "new_file", "deleted_file", "renamed_file", "too_large", "collapsed"];
 
-const view = { args: null, mr: null, target: null, files: [], selection: null };
+const view = { mr: null, target: null, files: [], selection: null };
 
-connect("gitlab-mcp merge request review", {
-  input(args) {
-    view.args = args;
-  },
-  result() {
-    load(view.args || {});
-  },
-  cancelled(reason) {
-    say(`The call was cancelled${reason ? `: ${reason}` : ""}.`);
-  },
-}).catch((e) => say(`The host did not start the view: ${e.message}`, true));
+start("gitlab-mcp merge request review", load);
 
 // The merge request a call names: its project and iid, or a web URL.
 function named(args) {

@@ -11,19 +11,9 @@ const JOB_FIELDS = ["id", "name", "stage", "status", "allow_failure", "failure_r
 // The triage's room for every failed job's excerpt together.
 const TRIAGE_BYTES = 16000;
 
-const view = { args: null, project: null, pipeline: null, triage: null };
+const view = { project: null, pipeline: null, triage: null };
 
-connect("gitlab-mcp pipeline", {
-  input(args) {
-    view.args = args;
-  },
-  result() {
-    load(view.args || {});
-  },
-  cancelled(reason) {
-    say(`The call was cancelled${reason ? `: ${reason}` : ""}.`);
-  },
-}).catch((e) => say(`The host did not start the view: ${e.message}`, true));
+start("gitlab-mcp pipeline", load);
 
 const one = async (tool, action, params, fields) => gitlabJson(await call(tool, { action, params, fields })).values[0] || {};
 

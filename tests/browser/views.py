@@ -112,6 +112,18 @@ class Host:
         return [m["params"] for m in log if m.get("from") == "view" and m.get("method") == "tools/call"]
 
 
+async def dark(client, page_url: str, tool, content, target: dict, drawn: tuple[str, int], path: Path) -> None:
+    """The view of `get` on `target` in the dark theme, `drawn` = (selector,
+    count) once it has drawn, as a screenshot."""
+    async with browser({"127.0.0.1"}, color_scheme="dark") as (_, page, watch):
+        host = Host(page, client)
+        await host.start(page_url)
+        view = await host.show(tool, content, {"action": "get", "params": target}, theme="dark")
+        await expect(view.locator(drawn[0])).to_have_count(drawn[1])
+        await snapshot(page, path)
+        ok(f"dark theme drawn; {watch.check()}")
+
+
 def diff_rows(diff: str) -> tuple[list[str], list[tuple[str, str]]]:
     """The hunk headers and the lines (kind, text) of a unified diff."""
     headers, lines = [], []
@@ -224,13 +236,7 @@ async def merge_request(url: str, artifacts: Path) -> None:
 
                 await snapshot(page, artifacts / "merge-request.png")
                 ok(watch.check())
-            async with browser({"127.0.0.1"}, color_scheme="dark") as (_, page, watch):
-                host = Host(page, client)
-                await host.start(page_url)
-                view = await host.show(tool, content, {"action": "get", "params": target}, theme="dark")
-                await expect(view.locator("section.file")).to_have_count(len(diffs))
-                await snapshot(page, artifacts / "merge-request-dark.png")
-                ok(f"dark theme drawn; {watch.check()}")
+            await dark(client, page_url, tool, content, target, ("section.file", len(diffs)), artifacts / "merge-request-dark.png")
 
 
 async def pipeline(url: str, artifacts: Path) -> None:
@@ -279,13 +285,7 @@ async def pipeline(url: str, artifacts: Path) -> None:
 
                 await snapshot(page, artifacts / "pipeline.png")
                 ok(watch.check())
-            async with browser({"127.0.0.1"}, color_scheme="dark") as (_, page, watch):
-                host = Host(page, client)
-                await host.start(page_url)
-                view = await host.show(tool, content, {"action": "get", "params": target}, theme="dark")
-                await expect(view.locator(".job")).to_have_count(len(jobs))
-                await snapshot(page, artifacts / "pipeline-dark.png")
-                ok(f"dark theme drawn; {watch.check()}")
+            await dark(client, page_url, tool, content, target, (".job", len(jobs)), artifacts / "pipeline-dark.png")
 
 
 def main() -> int:
