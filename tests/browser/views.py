@@ -124,6 +124,12 @@ async def dark(client, page_url: str, tool, content, target: dict, drawn: tuple[
         ok(f"dark theme drawn; {watch.check()}")
 
 
+async def gitlab(client, tool: str, action: str, params: dict, **view) -> list:
+    """GitLab's JSON for a call, as the test reads it itself (`raw`)."""
+    answer = await client.call_tool(tool, {"action": action, "params": params, "raw": True, **view})
+    return framed_json(text_of(answer))
+
+
 def diff_rows(diff: str) -> tuple[list[str], list[tuple[str, str]]]:
     """The hunk headers and the lines (kind, text) of a unified diff."""
     headers, lines = [], []
@@ -140,8 +146,8 @@ async def merge_request(url: str, artifacts: Path) -> None:
     async with mcp_client(url, token) as client:
         tool, content = await view_of(client, MR_TOOL, MR_URI)
         target = {"project_id": PROJECT, "merge_request_iid": 3}
-        mr = framed_json(text_of(await client.call_tool(MR_TOOL, {"action": "get", "params": target, "raw": True})))[0]
-        diffs = framed_json(text_of(await client.call_tool(MR_TOOL, {"action": "diffs", "params": target, "raw": True})))
+        mr = (await gitlab(client, MR_TOOL, "get", target))[0]
+        diffs = await gitlab(client, MR_TOOL, "diffs", target)
         with host_page() as page_url:
             async with browser({"127.0.0.1"}) as (_, page, watch):
                 host = Host(page, client)
@@ -195,7 +201,7 @@ async def merge_request(url: str, artifacts: Path) -> None:
                     },
                 }, sent
                 assert "line_comment" in host.asked[-1], host.asked
-                threads = framed_json(text_of(await client.call_tool(MR_TOOL, {"action": "discussion_list", "params": target, "raw": True, "max_items": 300})))
+                threads = await gitlab(client, MR_TOOL, "discussion_list", target, max_items=300)
                 notes = [n for t in threads for n in t["notes"] if n["body"] == COMMENT]
                 assert len(notes) == 1, notes
                 position = notes[0]["position"]
@@ -219,7 +225,7 @@ async def merge_request(url: str, artifacts: Path) -> None:
                 await expect(view.locator("#status")).to_have_text(f"Comment posted on lines {start}–{start + 3} of src/discounts.ts.")
                 sent = (await host.calls())[-1]["arguments"]["params"]
                 assert (sent["file"], sent["line"], sent["end_line"]) == ("src/discounts.ts", start, start + 3), sent
-                threads = framed_json(text_of(await client.call_tool(MR_TOOL, {"action": "discussion_list", "params": target, "raw": True, "max_items": 300})))
+                threads = await gitlab(client, MR_TOOL, "discussion_list", target, max_items=300)
                 position = next(n for t in threads for n in t["notes"] if n["body"] == RANGE_COMMENT)["position"]
                 ends = position["line_range"]["start"], position["line_range"]["end"]
                 assert [(e["type"], e["new_line"]) for e in ends] == [("new", start), ("new", start + 3)], position
@@ -244,8 +250,8 @@ async def pipeline(url: str, artifacts: Path) -> None:
     async with mcp_client(url, token) as client:
         tool, content = await view_of(client, PIPELINE_TOOL, PIPELINE_URI)
         target = {"project_id": PROJECT, "pipeline_id": 4102}
-        found = framed_json(text_of(await client.call_tool(PIPELINE_TOOL, {"action": "get", "params": target, "raw": True})))[0]
-        jobs = framed_json(text_of(await client.call_tool(PIPELINE_TOOL, {"action": "job_list", "params": target, "raw": True})))
+        found = (await gitlab(client, PIPELINE_TOOL, "get", target))[0]
+        jobs = await gitlab(client, PIPELINE_TOOL, "job_list", target)
         triage = text_of(await client.call_tool(PIPELINE_TOOL, {"action": "triage", "params": {**target, "max_bytes": 16000}}))
         with host_page() as page_url:
             async with browser({"127.0.0.1"}) as (_, page, watch):
