@@ -290,6 +290,12 @@ async def pipeline(url: str, artifacts: Path) -> None:
                 ok(f"failed job {job['id']} `{job['name']}`, opened with the keyboard, shows its triage excerpt ({len(excerpt.splitlines())} lines, from `{first_error.strip()[:60]}`) asked through the host")
 
                 await snapshot(page, artifacts / "pipeline.png")
+
+                asked = len(await host.calls())
+                view = await host.show(tool, content, {"action": "list", "params": {"project_id": PROJECT}})
+                await expect(view.locator("#status")).to_have_text("This call (list) names no single pipeline: its answer is in the conversation.")
+                assert len(await host.calls()) == asked, await host.calls()
+                ok("a call naming no single pipeline (list) gets one line and no call from the view")
                 ok(watch.check())
             await dark(client, page_url, tool, content, target, (".job", len(jobs)), artifacts / "pipeline-dark.png")
 

@@ -165,6 +165,7 @@ async fn the_pipeline_view_draws_every_job_and_opens_the_failed_ones_triage() {
         "ok gitlab_pipeline links ui://gitlab-mcp/pipeline: listed,",
         "ok pipeline view draws all 3 jobs of 4102 in stages build → test, each with its status in words",
         "ok failed job 8806 `test`, opened with the keyboard, shows its triage excerpt",
+        "ok a call naming no single pipeline (list) gets one line and no call from the view",
         "ok 1 requests, all to 127.0.0.1, no console error",
         "ok dark theme drawn; 1 requests, all to 127.0.0.1, no console error",
     ] {
