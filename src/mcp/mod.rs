@@ -11,6 +11,7 @@ pub mod sessions;
 mod stdio;
 mod tasks;
 pub mod tools;
+pub mod views;
 
 pub use introduction::Introduction;
 pub use server::GitLabServer;

@@ -5,8 +5,9 @@
 //! ends), then what to read. `resources/read` turns the URI into the tool
 //! call that reads it and answers through the engine, so the policy, the
 //! token's scopes, lockdown and the rendering (the file's window, the log's
-//! tail) are those of the tool. `resources/list` is empty: what is worth
-//! attaching depends on the project, which only the client knows.
+//! tail) are those of the tool. `resources/list` names none of them: what
+//! is worth attaching depends on the project, which only the client knows
+//! (it lists the views, `views.rs`, to clients that show them).
 
 use rmcp::ErrorData;
 use rmcp::model::{ReadResourceResult, ResourceContents, ResourceTemplate};

@@ -451,7 +451,8 @@ impl ServerHandler for GitLabServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let surface = self.surface(&context).await;
-        let tools = self.tools.get(&self.engine, surface);
+        let views = super::views::declared(context.client_capabilities().as_ref());
+        let tools = self.tools.get(&self.engine, surface, views);
         let result = ListToolsResult::with_all_items(tools.as_ref().clone());
         Ok(match list_hints(&context) {
             Some((ttl, scope)) => result.with_ttl_ms(ttl).with_cache_scope(scope),
@@ -474,12 +475,20 @@ impl ServerHandler for GitLabServer {
         })
     }
 
+    /// The views, for a client that declared MCP Apps; nothing else is
+    /// worth listing (the templates say what can be read).
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let result = ListResourcesResult::with_all_items(Vec::new());
+        let views = if super::views::declared(context.client_capabilities().as_ref()) {
+            let surface = self.surface(&context).await;
+            super::views::listed(self.engine.tools_for(surface))
+        } else {
+            Vec::new()
+        };
+        let result = ListResourcesResult::with_all_items(views);
         Ok(match list_hints(&context) {
             Some((ttl, scope)) => result.with_ttl_ms(ttl).with_cache_scope(scope),
             None => result,
@@ -557,6 +566,11 @@ impl ServerHandler for GitLabServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        // A view is the same page for everyone, and changes only with the
+        // server.
+        if let Some(view) = super::views::read(&request.uri) {
+            return Ok(view.into());
+        }
         let call = super::resources::call(&request.uri)?;
         let output = match self.run(call.tool, call.arguments, false, &context).await? {
             Outcome::Done(output) => output,
@@ -592,7 +606,7 @@ impl ServerHandler for GitLabServer {
     /// scopes close reaches the engine, which names the scope it needs.
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.tools
-            .get(&self.engine, Surface::Full)
+            .get(&self.engine, Surface::Full, false)
             .iter()
             .find(|t| t.name == name)
             .cloned()

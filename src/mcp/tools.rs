@@ -115,17 +115,24 @@ pub fn tool_list(specs: &[ToolSpec]) -> Vec<Tool> {
     specs.iter().map(tool).collect()
 }
 
-/// The tool list of each surface a token's scopes give, built the first
+/// The tool list of each surface a token's scopes give, without and with
+/// the views' links (for clients that declared MCP Apps), built the first
 /// time a token with that surface lists its tools, then shared.
 #[derive(Debug, Default)]
 pub struct ToolLists {
-    lists: [OnceLock<Arc<Vec<Tool>>>; Surface::ALL.len()],
+    lists: [[OnceLock<Arc<Vec<Tool>>>; 2]; Surface::ALL.len()],
 }
 
 impl ToolLists {
-    pub fn get(&self, engine: &Engine, surface: Surface) -> Arc<Vec<Tool>> {
-        self.lists[surface.index()]
-            .get_or_init(|| Arc::new(tool_list(engine.tools_for(surface))))
+    pub fn get(&self, engine: &Engine, surface: Surface, views: bool) -> Arc<Vec<Tool>> {
+        self.lists[surface.index()][usize::from(views)]
+            .get_or_init(|| {
+                let mut tools = tool_list(engine.tools_for(surface));
+                if views {
+                    super::views::link(&mut tools);
+                }
+                Arc::new(tools)
+            })
             .clone()
     }
 }

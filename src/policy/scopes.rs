@@ -128,7 +128,8 @@ impl Scopes {
     }
 }
 
-/// Whether an action only reads, as `read_api` sees it.
+/// Whether an action only reads, as `read_api` sees it: a GraphQL query
+/// is a read, a mutation a write.
 fn reads(action: &ActionSpec) -> bool {
     match action.route {
         Route::Rest(route) => action.read_only || route.method == Method::Get,

@@ -25,6 +25,7 @@ use super::payloads::{self, Code, Request, State as GitLabState, Ticket, now};
 use super::seal::s256;
 use super::{CODE_TTL, FLOW_TTL, Signin};
 use crate::encoding::percent_encode_into;
+use crate::http_url;
 use crate::secret::constant_time_eq;
 
 #[derive(Deserialize)]
@@ -215,6 +216,11 @@ pub async fn authorize(
         .name
         .clone()
         .unwrap_or_else(|| "An unnamed MCP client".into());
+    let form_targets: Vec<String> = [signin.app.base_url.as_str(), redirect_uri.as_str()]
+        .into_iter()
+        .filter_map(|url| http_url::parse(url).ok())
+        .map(|url| url.origin().ascii_serialization())
+        .collect();
     let mut response = pages::consent(&Consent {
         client_name: &client_name,
         client_id: if client.id.starts_with("https://") {
@@ -224,15 +230,19 @@ pub async fn authorize(
         },
         redirect_host: &redirect_host,
         gitlab_host: &signin.gitlab_host,
+        scopes: &signin.app.scopes,
         ticket: &ticket,
+        form_targets: &form_targets,
     });
     signin.set_cookie(&mut response, &nonce, FLOW_TTL);
     response
 }
 
+/// The consent page's form. A form without its ticket (the page's CSRF
+/// token) is refused with the person's error page, as a forged one is.
 #[derive(Deserialize)]
 pub struct ConsentForm {
-    ticket: String,
+    ticket: Option<String>,
     decision: String,
 }
 
@@ -242,7 +252,10 @@ pub async fn consent(
     headers: HeaderMap,
     Form(form): Form<ConsentForm>,
 ) -> Response {
-    let Ok(ticket) = signin.sealer.open::<Ticket>(payloads::TICKET, &form.ticket) else {
+    let Some(Ok(ticket)) = form
+        .ticket
+        .map(|ticket| signin.sealer.open::<Ticket>(payloads::TICKET, &ticket))
+    else {
         return pages::error(
             StatusCode::BAD_REQUEST,
             "This consent form was not issued by this server.",

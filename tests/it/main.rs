@@ -4,6 +4,7 @@
 //! `cargo test --test it <module>::` runs one.
 
 mod architecture;
+mod browser;
 mod budget;
 mod build_rules;
 mod bundle;
@@ -64,3 +65,4 @@ mod stdio_hygiene;
 mod surface_lock;
 mod tasks;
 mod untrusted_content;
+mod views;
