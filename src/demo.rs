@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::engine::{CallContext, Engine, Outcome};
-use crate::mcp::tools::tool_list_json;
+use crate::mcp::tools::model_view_json;
 use crate::sandbox::PROJECT;
 use crate::tokens;
 
@@ -58,14 +58,16 @@ fn steps() -> Vec<Step> {
 
 /// Run the tour, giving each line to `out` as soon as it is known.
 pub async fn tour(engine: &Engine, out: &mut dyn FnMut(&str)) -> Result<(), String> {
-    let list = tool_list_json(engine.tools());
+    // What the model reads of the list (names, descriptions, schemas); the
+    // icons travel beside it for the client.
+    let list = model_view_json(engine.tools());
     let actions: usize = engine.tools().iter().map(|t| t.actions.len()).sum();
     let tokens = tokens::cl100k(&list)
         .map(|t| format!(", {t} tokens"))
         .unwrap_or_default();
     out(&format!(
         "gitlab-mcp demo, against the built-in sandbox (a stand-in GitLab: no account, token or network).\n\
-         An agent is handed {} tools covering {actions} actions; the whole tool list is {} bytes{tokens}.\n",
+         An agent is handed {} tools covering {actions} actions; the model reads {} bytes of the tool list{tokens}.\n",
         engine.tools().len(),
         list.len()
     ));
