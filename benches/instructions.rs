@@ -53,7 +53,7 @@ fn main() {
     assert!(status.success(), "valgrind and nginx are needed");
 
     let scratch = tempdir();
-    let gitlab = Nginx::start(&scratch);
+    let mut gitlab = Nginx::start(&scratch);
     let out_dir = std::env::var("INSTRUCTIONS_OUT").ok().map(PathBuf::from);
 
     println!(
@@ -78,7 +78,15 @@ fn main() {
             calls,
         );
     }
-    drop(gitlab);
+    let stopped = gitlab.stop();
+    // One worker was running, and none is left: a worker orphaned by its
+    // master would hold this process's output open.
+    assert_eq!(stopped.workers.len(), 1, "nginx's workers: {stopped:?}");
+    assert_eq!(
+        stopped.survivors,
+        Vec::<u32>::new(),
+        "nginx workers left running"
+    );
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
@@ -102,9 +110,13 @@ fn free_port() -> u16 {
 }
 
 /// nginx on loopback answering the issue with GitLab's headers, kept alive.
+/// It runs in the foreground (`daemon off`) as a master and one worker;
+/// `stop` (also on drop) shuts both down and waits, so no worker outlives
+/// the benchmark holding its output open.
 struct Nginx {
     child: Child,
     url: String,
+    stopped: bool,
 }
 
 impl Nginx {
@@ -115,7 +127,8 @@ impl Nginx {
         std::fs::write(
             &conf,
             format!(
-                "daemon off;\nworker_processes 1;\nerror_log stderr error;\npid {pid};\n\
+                "daemon off;\nmaster_process on;\nworker_processes 1;\n\
+                 error_log {errors} error;\npid {pid};\n\
                  events {{ worker_connections 256; }}\n\
                  http {{\n  access_log off;\n  keepalive_requests 100000;\n  \
                  client_body_temp_path {tmp}; proxy_temp_path {tmp}; fastcgi_temp_path {tmp}; \
@@ -125,6 +138,7 @@ impl Nginx {
                  default_type application/json;\n      \
                  add_header X-Request-Id 01BENCH0000000000000000001;\n      \
                  alias {issue};\n    }}\n  }}\n}}\n",
+                errors = scratch.join("nginx-error.log").display(),
                 pid = scratch.join("nginx.pid").display(),
                 tmp = scratch.display(),
                 issue = issue.display(),
@@ -136,33 +150,136 @@ impl Nginx {
         } else {
             "nginx"
         };
+        // None of the benchmark's own streams: a process that kept one
+        // would keep a `cargo test | grep` waiting.
+        let stderr =
+            std::fs::File::create(scratch.join("nginx-stderr.log")).expect("nginx's stderr");
         let child = Command::new(nginx)
             .arg("-c")
             .arg(&conf)
             .arg("-p")
             .arg(scratch)
+            .stdin(Stdio::null())
             .stdout(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("start nginx");
         let url = format!("http://127.0.0.1:{port}");
-        wait_for_port(port);
-        Nginx { child, url }
+        let mut nginx = Nginx {
+            child,
+            url,
+            stopped: false,
+        };
+        if let Err(problem) = wait_for_port(port, &mut nginx.child) {
+            let said =
+                std::fs::read_to_string(scratch.join("nginx-stderr.log")).unwrap_or_default();
+            panic!("nginx: {problem}; it said: {said}");
+        }
+        nginx
+    }
+
+    /// Fast shutdown (SIGTERM): the master stops its workers, waits for
+    /// them, then exits. Says which workers there were and which are still
+    /// alive afterwards (none, unless this went wrong).
+    fn stop(&mut self) -> Stopped {
+        if self.stopped {
+            return Stopped::default();
+        }
+        self.stopped = true;
+        let master = self.child.id();
+        let workers = children_of(master);
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(master.to_string())
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while self.child.try_wait().ok().flatten().is_none() {
+            if Instant::now() > deadline {
+                // Then the hard way: the workers first, then the master.
+                for pid in workers.iter().chain([&master]) {
+                    let _ = Command::new("kill")
+                        .arg("-KILL")
+                        .arg(pid.to_string())
+                        .status();
+                }
+                let _ = self.child.wait();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // A worker is reaped by its master before the master exits; give
+        // the kernel a moment to drop one that was orphaned anyway.
+        let settle = Instant::now() + Duration::from_secs(5);
+        loop {
+            let survivors: Vec<u32> = workers.iter().copied().filter(|&p| is_nginx(p)).collect();
+            if survivors.is_empty() || Instant::now() > settle {
+                return Stopped { workers, survivors };
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
 impl Drop for Nginx {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let stopped = self.stop();
+        if !stopped.survivors.is_empty() {
+            eprintln!("nginx workers survived their master: {stopped:?}");
+        }
     }
 }
 
-fn wait_for_port(port: u16) {
+/// nginx's workers when it was stopped, and those still alive after.
+#[derive(Debug, Default)]
+struct Stopped {
+    workers: Vec<u32>,
+    survivors: Vec<u32>,
+}
+
+/// The processes whose parent is `parent` (from `/proc/<pid>/stat`).
+fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| parent_of(pid) == Some(parent))
+        .collect()
+}
+
+/// The parent of `pid`: the field after the state, after the `)` that
+/// ends the command name.
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Whether `pid` is a live (not zombie) nginx process.
+fn is_nginx(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().next());
+    stat.contains("(nginx") && state != Some("Z")
+}
+
+/// Waits until something listens on `port`; `Err` when `child` exits
+/// first or two minutes pass.
+fn wait_for_port(port: u16, child: &mut Child) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(120);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "nothing listens on {port}");
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(format!("exited before listening on {port}: {status}"));
+        }
+        if Instant::now() > deadline {
+            return Err(format!("nothing listens on {port}"));
+        }
         std::thread::sleep(Duration::from_millis(50));
     }
+    Ok(())
 }
 
 /// Waits until `GET /healthz` answers 200.
@@ -286,7 +403,9 @@ fn http_run(bin: &Path, gitlab: &str, calls: u64, scratch: &Path, keep_in: Optio
         .stderr(Stdio::inherit())
         .spawn()
         .expect("start valgrind");
-    wait_for_port(port);
+    if let Err(problem) = wait_for_port(port, &mut server) {
+        panic!("the HTTP server under valgrind {problem}");
+    }
     // Once /healthz answers, the server is fully up (its SIGTERM handler
     // included); both runs make this one request, so it cancels out.
     wait_for_health(port);
