@@ -22,7 +22,7 @@ mod zip_listing;
 
 pub use failure::{Context, failure};
 pub use pagination::pagination_line;
-pub use text::window;
+pub use text::{Window, window};
 
 use serde_json::{Map, Value, json};
 
@@ -90,16 +90,16 @@ impl Output {
 /// The result of a successful answer, by what the action returns.
 pub fn success(call: &ValidatedCall, response: &Response, options: Options) -> Output {
     let cap = options.max_bytes;
-    let parsed = Node::parse(&response.body);
+    // A text (a log, a raw file that may be JSON too) is not parsed.
+    let parsed = match call.action.returns {
+        Returns::Text(_) => None,
+        _ => Node::parse(&response.body),
+    };
     let mut output = match (call.action.returns, parsed) {
         (Returns::Text(start), _) => {
             let body = String::from_utf8_lossy(&response.body);
-            // A log is shown as a terminal shows it.
-            let text = match start {
-                TextStart::Tail => terminal::clean_log(&body),
-                TextStart::Head => body,
-            };
-            Output::ok(window(&text, call.view.lines, start, cap))
+            // A log is shown as a terminal shows it (the window cleans it).
+            Output::ok(window(&body, call.view.lines, start, cap))
         }
         (Returns::Nothing, None) => Output::ok(format!(
             "Done: {} {} succeeded (HTTP {}).",
