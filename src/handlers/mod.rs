@@ -102,13 +102,17 @@ pub fn request(call: &ValidatedCall, route: &RestRoute) -> Result<HttpRequest, S
 
 /// The whole action: one request and its answer, unless its handler
 /// carries it out itself (several requests, or none).
+///
+/// The handlers of several requests are boxed: their futures are kilobytes,
+/// and inline they would make every call's future as large, copied each
+/// time it moves (BENCHMARKS.md: 38,000 instructions a call of `memcpy`).
 pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -> Output {
     match call.action.handler {
         Some(Handler::DownloadLink) => download_link::run(call, route, gitlab),
-        Some(Handler::LineComment) => line_comment::run(call, route, gitlab).await,
-        Some(Handler::Review) => review::run(call, route, gitlab).await,
-        Some(Handler::ReviewContext) => review_context::run(call, route, gitlab).await,
-        Some(Handler::WaitMerge) => wait_merge::run(call, route, gitlab).await,
+        Some(Handler::LineComment) => Box::pin(line_comment::run(call, route, gitlab)).await,
+        Some(Handler::Review) => Box::pin(review::run(call, route, gitlab)).await,
+        Some(Handler::ReviewContext) => Box::pin(review_context::run(call, route, gitlab)).await,
+        Some(Handler::WaitMerge) => Box::pin(wait_merge::run(call, route, gitlab)).await,
         Some(Handler::ArtifactList) => {
             one_request(call, route, gitlab, artifact_list::answer).await
         }
@@ -140,7 +144,7 @@ async fn one_request(
     };
     tracing::debug!(tool = call.tool.name, action = call.action.name, method = request.method.as_str(), path = %request.path, "request");
     if let Some(max_items) = call.view.max_items {
-        return paging::follow(call, request, max_items, gitlab, answer).await;
+        return Box::pin(paging::follow(call, request, max_items, gitlab, answer)).await;
     }
     // Progress only once the request is slow: rmcp's client asks for
     // progress on every call, and two notifications per fast call cost a

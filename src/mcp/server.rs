@@ -122,9 +122,11 @@ impl GitLabServer {
             .meta
             .get_progress_token()
             .map(|token| ProgressForwarder::start(token, context.peer.clone()));
+        // Boxed once: the call's future is kilobytes, and inline it would be
+        // copied at every move (the panic guard, the select).
         let call = unless_it_panics(
             &request.name,
-            self.engine.call(
+            Box::pin(self.engine.call(
                 &request.name,
                 arguments,
                 CallContext {
@@ -132,7 +134,7 @@ impl GitLabServer {
                     confirmed,
                     progress: progress.as_ref().map(|p| p as &dyn Progress),
                 },
-            ),
+            )),
         );
         let timeout = async {
             match self.call_timeout {
@@ -260,8 +262,12 @@ fn accepted(action: ElicitationAction, content: Option<&Value>) -> bool {
 /// Binds a confirmation to the call it was asked for: the tool and its
 /// arguments, hashed (FNV-1a). A client retrying another call with the
 /// same answer is asked again.
-fn call_digest(tool: &str, arguments: &Map<String, Value>) -> String {
-    let text = format!("{tool}\n{}", Value::Object(arguments.clone()));
+fn call_digest(tool: &str, arguments: Option<&Map<String, Value>>) -> String {
+    let arguments = match arguments {
+        Some(arguments) => serde_json::to_string(arguments).expect("a JSON map serializes"),
+        None => "{}".to_string(),
+    };
+    let text = format!("{tool}\n{arguments}");
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in text.bytes() {
         hash ^= u64::from(byte);
@@ -285,11 +291,11 @@ fn declined(request: &CallToolRequestParams) -> Output {
 
 /// The user's answer carried by a retry after an input-required round:
 /// valid only for the call it was asked for (`digest`).
-fn input_answer(request: &CallToolRequestParams, digest: &str) -> Option<bool> {
+fn input_answer(request: &CallToolRequestParams, digest: impl FnOnce() -> String) -> Option<bool> {
     let (Some(responses), Some(state)) = (&request.input_responses, &request.request_state) else {
         return None;
     };
-    if state != digest {
+    if *state != digest() {
         return None;
     }
     responses.get(CONFIRM_KEY).map(|r| {
@@ -396,14 +402,16 @@ impl ServerHandler for GitLabServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let arguments = request.arguments.clone().unwrap_or_default();
-        let digest = call_digest(&request.name, &arguments);
-        let answer = input_answer(&request, &digest);
+        let arguments = || request.arguments.clone().unwrap_or_default();
+        // The digest binds an answer to its call; it is needed only when the
+        // call carries an answer or a question is asked (a few calls).
+        let digest = || call_digest(&request.name, request.arguments.as_ref());
+        let answer = input_answer(&request, digest);
         if answer == Some(false) {
             return Ok(to_result(declined(&request)).into());
         }
         let outcome = self
-            .run(&request, arguments.clone(), answer == Some(true), &context)
+            .run(&request, arguments(), answer == Some(true), &context)
             .await?;
         let (question, refusal) = match outcome {
             Outcome::Done(output) => return Ok(to_result(output).into()),
@@ -412,9 +420,9 @@ impl ServerHandler for GitLabServer {
         let refused = || Ok(to_result(Output::error(refusal.clone())).into());
         match asking(&context) {
             Asking::Impossible => refused(),
-            Asking::InputRequired => Ok(input_required(question, digest)),
+            Asking::InputRequired => Ok(input_required(question, digest())),
             Asking::Elicit => match self.elicit(&context, &question).await {
-                Some(true) => match self.run(&request, arguments, true, &context).await? {
+                Some(true) => match self.run(&request, arguments(), true, &context).await? {
                     Outcome::Done(output) => Ok(to_result(output).into()),
                     Outcome::NeedsConfirmation { .. } => refused(),
                 },
