@@ -6,6 +6,7 @@ mod prompts;
 mod server;
 pub mod sessions;
 mod stdio;
+mod stdio_lines;
 pub mod tools;
 
 pub use introduction::Introduction;
@@ -13,7 +14,7 @@ pub use server::GitLabServer;
 
 use std::sync::Arc;
 
-use rmcp::{RoleServer, ServiceExt};
+use rmcp::ServiceExt;
 
 use crate::engine::Engine;
 
@@ -24,9 +25,8 @@ pub async fn serve_stdio(
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let server = GitLabServer::new(engine, introduction);
     let versions = rmcp::ServerHandler::supported_protocol_versions(&server);
-    let transport = rmcp::transport::IntoTransport::<RoleServer, _, _>::into_transport(
-        rmcp::transport::io::stdio_pipes(),
-    );
+    let (read, write) = rmcp::transport::io::stdio_pipes();
+    let transport = stdio_lines::LineTransport::new(read, write);
     let service = server
         .serve(stdio::BeforeHandshake::new(transport, versions))
         .await?;
