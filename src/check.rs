@@ -1,7 +1,8 @@
 //! `gitlab-mcp check`: reach the configured GitLab and say, in plain words,
 //! what works and what does not: the address, the connection (TLS, proxy),
 //! GitLab's version and edition, the token's user, scopes and expiry, and
-//! which tools and actions those scopes allow under this server's policy.
+//! which tools and actions those scopes open under this server's policy
+//! (the surface the server offers that token).
 //! Everything needed must work for the check to pass.
 
 use std::fmt::Write as _;
@@ -10,8 +11,8 @@ use serde_json::Value;
 
 use crate::catalog;
 use crate::engine::Settings;
-use crate::gitlab::{Client, GitLabError, HttpRequest, NetworkKind, Target};
-use crate::policy::Access;
+use crate::gitlab::{self, Client, GitLabError, HttpRequest, NetworkKind, Target};
+use crate::policy::Scopes;
 
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,8 +141,8 @@ pub async fn run(config: &Settings, given_url: &str) -> Report {
     if !version(&client, target, &mut report).await {
         return report;
     }
-    let user = user(&client, target, &mut report).await;
-    if user && target.credentials.is_some() {
+    let accepted = user(&client, target, &mut report).await;
+    if accepted && target.credentials.is_some() {
         token(&client, target, config, &mut report).await;
     }
     report
@@ -195,7 +196,9 @@ async fn version(client: &Client, target: &Target, report: &mut Report) -> bool 
     }
 }
 
-/// `GET /user`: whose token it is. False when the token is refused.
+/// `GET /user`: whose token it is. False when GitLab does not accept the
+/// token; a token that may not read its user (a 403) is accepted, and its
+/// scopes say what it may do.
 async fn user(client: &Client, target: &Target, report: &mut Report) -> bool {
     if target.credentials.is_none() {
         report.push(Mark::Warn, "no token (GITLAB_TOKEN): only public projects are readable, and nothing can be changed");
@@ -233,36 +236,78 @@ async fn user(client: &Client, target: &Target, report: &mut Report) -> bool {
                 other => other.to_string(),
             };
             report.push(Mark::Fail, text);
-            false
+            matches!(&failed.error, GitLabError::Status(s) if s.status == 403)
         }
     }
 }
 
-/// `GET /personal_access_tokens/self`: scopes and expiry, and what they
-/// allow under this server's policy.
+/// The token's scopes and expiry, asked as the server asks them
+/// (`gitlab::token_scopes`: personal, project and group tokens describe
+/// themselves, OAuth tokens through Doorkeeper), the actions they open
+/// under this server's policy, and whether that is enough.
 async fn token(client: &Client, target: &Target, config: &Settings, report: &mut Report) {
-    let response = match client
-        .send(target, &HttpRequest::get("/personal_access_tokens/self"))
-        .await
-    {
-        Ok(response) => response,
-        Err(_) => {
-            report.push(Mark::Warn, "the token's scopes are unknown: /personal_access_tokens/self answers only for personal, project and group access tokens (GitLab 16.0 and later)");
+    let facts = match gitlab::token_scopes(client, target).await {
+        Ok(facts) => facts,
+        Err(why) => {
+            report.push(Mark::Warn, format!("the token's scopes are unknown ({why}): every action is offered, and GitLab refuses what the token may not do (personal, project and group tokens describe themselves from GitLab 16.0)"));
             return;
         }
     };
-    let t: Value = serde_json::from_slice(&response.body).unwrap_or(Value::Null);
-    let scopes: Vec<&str> = t["scopes"]
-        .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let expiry = t["expires_at"]
-        .as_str()
+    let expiry = facts
+        .expires
         .map(|e| format!(", expires {e}"))
         .unwrap_or_else(|| ", never expires".into());
-    report.push(Mark::Ok, format!("scopes: {}{expiry}", scopes.join(", ")));
-    let tools = config.policy.prune(catalog::tools());
-    let (reads, writes): (usize, usize) = tools
+    let Some(scopes) = Scopes::new(facts.scopes) else {
+        return;
+    };
+    report.push(Mark::Ok, format!("scopes: {}{expiry}", scopes.list()));
+    let surface = scopes.surface();
+    let offered = config.policy.prune_for(catalog::tools(), surface);
+    let (reads, writes) = count(offered);
+    let (_, all_writes) = count(config.policy.prune(catalog::tools()));
+    report.push(
+        Mark::Ok,
+        format!(
+            "the tools follow the token's scopes: it is offered {} ({} tools, {} actions)",
+            surface.describe(),
+            offered.len(),
+            reads + writes
+        ),
+    );
+    if scopes.has("api") {
+        report.push(
+            Mark::Ok,
+            format!("`api` allows all {} tools' {} actions this server offers ({reads} reads, {writes} writes)", offered.len(), reads + writes),
+        );
+    } else if scopes.has("read_api") {
+        if all_writes == 0 {
+            report.push(
+                Mark::Ok,
+                format!("`read_api` allows the {reads} reads this read-only server offers"),
+            );
+        } else if writes > 0 {
+            // Another scope whose reach is not known keeps the writes offered.
+            report.push(
+                Mark::Warn,
+                format!("`read_api` allows the {reads} reads; the {writes} writes stay offered because of a scope whose reach is not known, and GitLab refuses those `api` needs"),
+            );
+        } else {
+            report.push(
+                Mark::Warn,
+                format!("`read_api` allows the {reads} reads; the {all_writes} writes this server offers are not offered to this token, and refused naming the scope they need: to write, use a token with `api`"),
+            );
+        }
+    } else {
+        report.push(
+            Mark::Fail,
+            "the token has neither `api` nor `read_api`: it cannot call the project, issue or merge request endpoints; create one with `api` (or `read_api` for reads only)",
+        );
+    }
+}
+
+/// The REST reads and writes of a catalog.
+fn count(tools: &[catalog::ToolSpec]) -> (usize, usize) {
+    tools
         .iter()
         .flat_map(|t| t.actions.iter())
         // GitLab's actions, REST or GraphQL (`help` is the server's).
@@ -270,30 +315,7 @@ async fn token(client: &Client, target: &Target, config: &Settings, report: &mut
         .fold(
             (0, 0),
             |(r, w), a| if a.read_only { (r + 1, w) } else { (r, w + 1) },
-        );
-    if scopes.contains(&"api") {
-        report.push(
-            Mark::Ok,
-            format!("`api` allows all {} tools' {} actions this server offers ({reads} reads, {writes} writes)", tools.len(), reads + writes),
-        );
-    } else if scopes.contains(&"read_api") {
-        if config.policy.access == Access::ReadOnly {
-            report.push(
-                Mark::Ok,
-                format!("`read_api` allows the {reads} reads this read-only server offers"),
-            );
-        } else {
-            report.push(
-                Mark::Fail,
-                format!("`read_api` allows the {reads} reads, but this server also offers {writes} writes that GitLab will refuse: run it read-only (GITLAB_READ_ONLY=true), or use a token with `api`"),
-            );
-        }
-    } else {
-        report.push(
-            Mark::Fail,
-            "the token has neither `api` nor `read_api`: it cannot call the project, issue or merge request endpoints; create one with `api` (or `read_api` for a read-only server)",
-        );
-    }
+        )
 }
 
 #[cfg(test)]

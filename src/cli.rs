@@ -69,10 +69,22 @@ impl From<AccessArg> for Access {
     }
 }
 
+/// `gitlab-mcp --version` (and `-V`): the version, the commit it was built
+/// from and the target it was built for (`build/version.rs`), so a bug
+/// report names exactly what ran.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("GITLAB_MCP_GIT_COMMIT"),
+    ", ",
+    env!("GITLAB_MCP_TARGET"),
+    ")"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "gitlab-mcp",
-    version,
+    version = VERSION,
     about = "The GitLab REST API for AI agents, through a few strict MCP meta-tools"
 )]
 pub struct Cli {
@@ -257,11 +269,14 @@ pub enum Command {
     /// Print the whole catalog: every tool, action and parameter.
     Catalog {
         /// As JSON (the default).
-        #[arg(long, conflicts_with = "markdown")]
+        #[arg(long, conflicts_with_all = ["markdown", "surface"])]
         json: bool,
         /// As Markdown, the reference committed as docs/tools.md.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "surface")]
         markdown: bool,
+        /// The published surface (names, types, required, enums), one line each, committed as catalog/surface.lock.
+        #[arg(long)]
+        surface: bool,
     },
 }
 

@@ -10,13 +10,15 @@ use crate::mcp::tools::tool_list_json;
 use crate::sandbox::PROJECT;
 use crate::tokens;
 
-/// Lines shown of each answer; the rest is counted.
+/// Lines shown of most answers; the rest is counted.
 const SHOWN_LINES: usize = 14;
 
 struct Step {
     title: &'static str,
     tool: &'static str,
     call: Value,
+    /// Lines shown of its answer; the rest is counted.
+    shown: usize,
 }
 
 fn steps() -> Vec<Step> {
@@ -25,26 +27,31 @@ fn steps() -> Vec<Step> {
             title: "An agent lists the open issues",
             tool: "gitlab_issue",
             call: json!({"action": "list", "params": {"project_id": PROJECT, "state": "opened", "per_page": 4}}),
+            shown: SHOWN_LINES,
         },
         Step {
             title: "It reads a merge request's diff, one file",
             tool: "gitlab_merge_request",
             call: json!({"action": "diffs", "params": {"project_id": PROJECT, "merge_request_iid": 3}, "file": "src/checkout.ts"}),
+            shown: SHOWN_LINES,
         },
         Step {
-            title: "It reads the end of the failed job's log (where the failure is)",
+            title: "It asks why the release branch's pipeline failed: the failing test sits mid-log, where the log's tail does not show it",
             tool: "gitlab_pipeline",
-            call: json!({"action": "job_log", "params": {"project_id": PROJECT, "job_id": 8806}, "lines": "-12"}),
+            call: json!({"action": "triage", "params": {"project_id": PROJECT, "ref": "release/1.3"}}),
+            shown: 48,
         },
         Step {
             title: "It makes a mistake, wrong parameter names: nothing reaches GitLab, the reply teaches",
             tool: "gitlab_issue",
             call: json!({"action": "get", "params": {"project": PROJECT, "iid": 2}}),
+            shown: SHOWN_LINES,
         },
         Step {
             title: "It corrects the call from the reply alone",
             tool: "gitlab_issue",
             call: json!({"action": "get", "params": {"project_id": PROJECT, "issue_iid": 2}, "fields": ["iid", "title", "state", "labels", "assignees"]}),
+            shown: SHOWN_LINES,
         },
     ]
 }
@@ -92,11 +99,11 @@ pub async fn tour(engine: &Engine, out: &mut dyn FnMut(&str)) -> Result<(), Stri
             output.text.len()
         ));
         let lines: Vec<&str> = output.text.lines().collect();
-        for line in lines.iter().take(SHOWN_LINES) {
+        for line in lines.iter().take(step.shown) {
             out(&format!("   │ {}", shorten(line, 160)));
         }
-        if lines.len() > SHOWN_LINES {
-            out(&format!("   │ … {} more lines", lines.len() - SHOWN_LINES));
+        if lines.len() > step.shown {
+            out(&format!("   │ … {} more lines", lines.len() - step.shown));
         }
         out("");
     }

@@ -38,6 +38,16 @@ pub fn percent_encode_into(out: &mut String, text: &str) {
 /// `%2F` → `/` and `+` → space, as in a query string; invalid escapes are
 /// kept as they are.
 pub fn percent_decode(text: &str) -> String {
+    decode(text, true)
+}
+
+/// `%2F` → `/`, as in a URI's path, where `+` is itself; invalid escapes
+/// are kept as they are.
+pub fn percent_decode_path(text: &str) -> String {
+    decode(text, false)
+}
+
+fn decode(text: &str, plus_is_space: bool) -> String {
     fn hex(b: u8) -> Option<u8> {
         (b as char).to_digit(16).map(|d| d as u8)
     }
@@ -54,7 +64,7 @@ pub fn percent_decode(text: &str) -> String {
                 out.push(hi << 4 | lo);
                 i += 3;
             }
-            (None, b'+') => {
+            (None, b'+') if plus_is_space => {
                 out.push(b' ');
                 i += 1;
             }
@@ -89,6 +99,11 @@ pub fn encode_base64url(bytes: &[u8]) -> String {
 /// and unused bits set in the last character are all refused.
 pub fn decode_base64url(text: &str) -> Option<Vec<u8>> {
     BASE64URL.decode(text).ok()
+}
+
+/// Standard base64 with padding (RFC 4648 §4), as `data:` URIs carry it.
+pub fn encode_base64(bytes: &[u8]) -> String {
+    BASE64.encode(bytes)
 }
 
 /// The bytes of standard base64, padding optional, line breaks and other
@@ -164,5 +179,6 @@ mod tests {
     fn decoding_reverses_encoding() {
         assert_eq!(percent_decode(&encode("a b/ü?")), "a b/ü?");
         assert_eq!(percent_decode("a+b%zz"), "a b%zz");
+        assert_eq!(percent_decode_path("c++/a%2Fb%zz"), "c++/a/b%zz");
     }
 }

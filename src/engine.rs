@@ -6,36 +6,56 @@
 //! Shared by the MCP server and the `call` command, and free of rmcp: how a
 //! confirmation is asked (elicitation, an input-required result) is the MCP
 //! layer's business; the engine only says that one is needed.
+//!
+//! A call is decoded against the catalog its token is offered: the
+//! policy's, narrowed to what the token's scopes open (`Surface`), each
+//! built once; `known_scopes.rs` learns a token's scopes once.
+
+mod known_scopes;
+
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
 use crate::catalog::{self, Local, Route, ToolSpec};
 use crate::dispatch::{self, DecodeError, ValidatedCall, help};
-use crate::gitlab::{Client, ClientSettings, Target};
+use crate::gitlab::{Client, ClientSettings, GitLabError, Pagination, ScopesUnknown, Target};
 pub use crate::handlers::Progress;
 use crate::handlers::lockdown::Screen;
 use crate::handlers::{self, Gitlab};
 use crate::metrics::{self, CallOutcome};
 use crate::policy::{Hold, Policy};
+pub use crate::policy::{Scopes, Surface};
 use crate::render::{self, Output};
+pub use known_scopes::{KnownScopes, SCOPES_TTL};
 
-/// How one call is made: where it goes and as whom, whether the user
-/// already confirmed it, and where its progress is reported.
+/// How one call is made: where it goes and as whom, what the token's
+/// scopes open (`None`: not known, so every action the policy allows),
+/// whether the user already confirmed it, and where its progress is
+/// reported.
 #[derive(Clone, Copy)]
 pub struct CallContext<'a> {
     pub target: &'a Target,
+    pub scopes: Option<&'a Scopes>,
     pub confirmed: bool,
     pub progress: Option<&'a dyn Progress>,
 }
 
 impl<'a> CallContext<'a> {
-    /// A call with nothing confirmed and no progress wanted.
+    /// A call with nothing confirmed, no progress wanted and the token's
+    /// scopes not known.
     pub fn plain(target: &'a Target) -> Self {
         CallContext {
             target,
+            scopes: None,
             confirmed: false,
             progress: None,
         }
+    }
+
+    /// The surface the token is offered.
+    fn surface(&self) -> Surface {
+        self.scopes.map_or(Surface::Full, Scopes::surface)
     }
 }
 
@@ -73,6 +93,21 @@ fn hint(suggestion: &Option<&'static str>, peer: &Option<(&'static str, &'static
     }
 }
 
+/// Why a structured read gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadFailed {
+    #[error(transparent)]
+    UnknownTool(#[from] UnknownTool),
+    #[error(transparent)]
+    Invalid(#[from] DecodeError),
+    #[error("`{0}` is not a plain GitLab read")]
+    NotARead(&'static str),
+    #[error(transparent)]
+    GitLab(#[from] GitLabError),
+    #[error("GitLab's answer is not JSON")]
+    NotJson,
+}
+
 /// What the engine is built from: each lower layer's own settings, put
 /// together by the face (the command line, the sandbox) that starts it.
 #[derive(Debug, Clone)]
@@ -92,6 +127,9 @@ pub struct Engine {
     target: Target,
     /// The tools and actions this server offers, after the policy.
     tools: &'static [ToolSpec],
+    /// The same, narrowed to each surface a token's scopes give, built
+    /// the first time a token with that surface calls (`Surface::index`).
+    surfaces: [OnceLock<&'static [ToolSpec]>; Surface::ALL.len()],
     policy: Policy,
     render: render::Options,
     /// What GraphQL actions look up more often than it changes (work item
@@ -105,6 +143,7 @@ impl Engine {
             client: Client::new(settings.client)?,
             target: settings.target,
             tools: settings.policy.prune(catalog::tools()),
+            surfaces: Default::default(),
             policy: settings.policy,
             render: settings.render,
             graphql: handlers::graphql::Cache::default(),
@@ -119,6 +158,21 @@ impl Engine {
     /// The tools this server offers.
     pub fn tools(&self) -> &'static [ToolSpec] {
         self.tools
+    }
+
+    /// The tools a token with this surface is offered.
+    pub fn tools_for(&self, surface: Surface) -> &'static [ToolSpec] {
+        if surface == Surface::Full {
+            return self.tools;
+        }
+        self.surfaces[surface.index()]
+            .get_or_init(|| self.policy.prune_for(catalog::tools(), surface))
+    }
+
+    /// The scopes of the target's token, as GitLab names them.
+    pub async fn token_scopes(&self, target: &Target) -> Result<Scopes, ScopesUnknown> {
+        let facts = crate::gitlab::token_scopes(&self.client, target).await?;
+        Scopes::new(facts.scopes).ok_or(ScopesUnknown::Unreadable)
     }
 
     /// Whether the server's GitLab answers: its HTTP status, or why not.
@@ -144,13 +198,28 @@ impl Engine {
         arguments: Map<String, Value>,
         context: CallContext<'_>,
     ) -> Result<Outcome, UnknownTool> {
-        let tool = self.find_tool(tool_name)?;
+        let tools = self.tools_for(context.surface());
+        let tool = match self.find_tool(tools, tool_name) {
+            Ok(tool) => tool,
+            Err(unknown) => {
+                // A tool the policy offers but this token's scopes close.
+                let action = arguments.get("action").and_then(Value::as_str);
+                let refusal = self
+                    .scope_refusal(&context, tool_name, action)
+                    .or_else(|| self.scope_refusal(&context, tool_name, None));
+                let Some((tool, refusal)) = refusal else {
+                    return Err(unknown);
+                };
+                metrics::global().call(tool, "-", CallOutcome::Refused);
+                return Ok(Outcome::Done(Output::error(refusal)));
+            }
+        };
         let web = context.target.web_root();
-        let call = match dispatch::decode(tool, self.tools, arguments, Some(web)) {
+        let call = match dispatch::decode(tool, tools, arguments, Some(web)) {
             Ok(call) => call,
             Err(error) => {
                 tracing::debug!(tool = tool.name, "invalid call");
-                let (text, outcome) = self.explain(tool, error);
+                let (text, outcome) = self.explain(tool, error, &context);
                 metrics::global().call(tool.name, "-", outcome);
                 return Ok(Outcome::Done(Output::error(text)));
             }
@@ -180,9 +249,40 @@ impl Engine {
         Ok(Outcome::Done(output))
     }
 
-    fn find_tool(&self, name: &str) -> Result<&'static ToolSpec, UnknownTool> {
-        self.tools.iter().find(|t| t.name == name).ok_or_else(|| {
-            let available: Vec<&'static str> = self.tools.iter().map(|t| t.name).collect();
+    /// A read's answer as GitLab sent it (JSON) and its pagination, for
+    /// what the server needs of GitLab itself (completion values): decoded
+    /// against the token's surface like any call, so the policy and the
+    /// scopes apply, but only a plain GET action, and nothing rendered.
+    pub async fn read_json(
+        &self,
+        tool_name: &str,
+        arguments: Map<String, Value>,
+        context: CallContext<'_>,
+    ) -> Result<(Value, Pagination), ReadFailed> {
+        let tools = self.tools_for(context.surface());
+        let tool = self.find_tool(tools, tool_name)?;
+        let call = dispatch::decode(tool, tools, arguments, Some(context.target.web_root()))?;
+        let route = match call.action.route {
+            Route::Rest(route) if call.action.read_only && call.action.handler.is_none() => route,
+            _ => return Err(ReadFailed::NotARead(call.action.name)),
+        };
+        let request = crate::gitlab::request::build(&call, &route);
+        let response = self
+            .client
+            .send(context.target, &request)
+            .await
+            .map_err(|failed| failed.error)?;
+        let value = serde_json::from_slice(&response.body).map_err(|_| ReadFailed::NotJson)?;
+        Ok((value, response.pagination))
+    }
+
+    fn find_tool(
+        &self,
+        tools: &'static [ToolSpec],
+        name: &str,
+    ) -> Result<&'static ToolSpec, UnknownTool> {
+        tools.iter().find(|t| t.name == name).ok_or_else(|| {
+            let available: Vec<&'static str> = tools.iter().map(|t| t.name).collect();
             let peer = catalog::vocabulary()
                 .peer_tools
                 .iter()
@@ -230,21 +330,55 @@ impl Engine {
         }
     }
 
-    /// A decoding error, unless the action exists but the policy removed
-    /// it: then the refusal says so, rather than "unknown action".
-    fn explain(&self, tool: &ToolSpec, error: DecodeError) -> (String, CallOutcome) {
-        if let DecodeError::UnknownAction { given, .. } = &error
-            && let Some(full) = catalog::tool(tool.name)
-            && let Some(action) = full.action(given)
-            && let Some(refusal) = self.policy.refusal(full, action)
-        {
-            let text = format!(
-                "{} {given}: refused, {refusal}. Nothing was sent to GitLab.",
-                tool.name
-            );
-            return (text, CallOutcome::Refused);
+    /// A decoding error, unless the action exists but the policy or the
+    /// token's scopes removed it: then the refusal says so, rather than
+    /// "unknown action".
+    fn explain(
+        &self,
+        tool: &ToolSpec,
+        error: DecodeError,
+        context: &CallContext<'_>,
+    ) -> (String, CallOutcome) {
+        if let DecodeError::UnknownAction { given, .. } = &error {
+            if let Some(full) = catalog::tool(tool.name)
+                && let Some(action) = full.action(given)
+                && let Some(refusal) = self.policy.refusal(full, action)
+            {
+                let text = format!(
+                    "{} {given}: refused, {refusal}. Nothing was sent to GitLab.",
+                    tool.name
+                );
+                return (text, CallOutcome::Refused);
+            }
+            if let Some((_, text)) = self.scope_refusal(context, tool.name, Some(given)) {
+                return (text, CallOutcome::Refused);
+            }
         }
         (error.to_string(), CallOutcome::Invalid)
+    }
+
+    /// Why the token's scopes close an action the policy offers (the
+    /// tool's first such action when none is named), with the tool's name;
+    /// `None` when they do not, or nothing of that name is offered.
+    fn scope_refusal(
+        &self,
+        context: &CallContext<'_>,
+        tool_name: &str,
+        action_name: Option<&str>,
+    ) -> Option<(&'static str, String)> {
+        let scopes = context.scopes?;
+        let tool = self.tools.iter().find(|t| t.name == tool_name)?;
+        let refusal = tool
+            .actions
+            .iter()
+            .filter(|a| action_name.is_none_or(|name| a.name == name))
+            .find_map(|action| scopes.refusal(tool, action))?;
+        let action = action_name.map(|a| format!(" {a}")).unwrap_or_default();
+        let text = format!(
+            "{}{action}: refused, {refusal}. Nothing was sent to GitLab.",
+            tool.name
+        );
+        Some((tool.name, text))
     }
 }
 

@@ -79,14 +79,21 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if *json {
                 print_stdout(&list);
             } else {
-                print_stdout(&tools_summary(tools, &list));
+                let model = mcp::tools::model_view_json(tools);
+                print_stdout(&tools_summary(tools, &list, &model));
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Catalog { json: _, markdown } => {
-            // JSON unless Markdown was asked for; `--json` says it explicitly.
+        Command::Catalog {
+            json: _,
+            markdown,
+            surface,
+        } => {
+            // JSON unless another form was asked for; `--json` says it explicitly.
             if *markdown {
                 print_stdout(&catalog::catalog_markdown());
+            } else if *surface {
+                print_stdout(&catalog::catalog_surface());
             } else {
                 print_stdout(&catalog::catalog_json().to_string());
             }
@@ -101,7 +108,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Man => {
             let mut out = Vec::new();
-            clap_mangen::Man::new(Cli::command())
+            // The page names the release, not the build: the same page
+            // whatever commit or machine built it.
+            clap_mangen::Man::new(Cli::command().version(env!("CARGO_PKG_VERSION")))
                 .render(&mut out)
                 .map_err(|e| format!("cannot render the manual page: {e}"))?;
             print_stdout(&String::from_utf8_lossy(&out));
@@ -244,9 +253,12 @@ fn current_thread() -> Result<tokio::runtime::Runtime, String> {
         .map_err(|e| format!("cannot start the async runtime: {e}"))
 }
 
-fn tools_summary(tools: &[catalog::ToolSpec], list_json: &str) -> String {
+/// The first line counts the whole list (icons included) and the model's
+/// view of it (names, descriptions, schemas), which the budget bounds.
+fn tools_summary(tools: &[catalog::ToolSpec], list_json: &str, model_json: &str) -> String {
     let tokens = gitlab_mcp::tokens::cl100k(list_json)
-        .map(|t| format!(", {t} tokens (cl100k)"))
+        .zip(gitlab_mcp::tokens::cl100k(model_json))
+        .map(|(all, model)| format!(", {all} tokens (cl100k), {model} in the model's view"))
         .unwrap_or_default();
     let mut out = format!(
         "{} tools, {} actions, tool list {} bytes{tokens}\n",

@@ -27,6 +27,8 @@ pub struct ToolFile {
     pub toolsets: Vec<String>,
     pub summary: String,
     pub example: String,
+    /// The tool's icon: the stem of an SVG file of `catalog/icons/`.
+    pub icon: String,
     /// Parameters several actions of this file share, by `use`; found
     /// before `_shared.toml`'s.
     #[serde(default)]
@@ -74,6 +76,10 @@ pub struct ActionDef {
     /// Groups of parameters of which at least one must be given.
     #[serde(default)]
     pub one_of: Vec<Vec<String>>,
+    /// The action can take long (an export, a wait): a client that declared
+    /// the tasks extension gets it as a task.
+    #[serde(default)]
+    pub long_running: bool,
 }
 
 #[derive(Deserialize, Clone)]

@@ -55,6 +55,24 @@ pub fn kinds(out: &mut String, kinds: &KindsFile, file: &Place, report: &mut Rep
     out.push_str("];\n");
 }
 
+/// The server's own icon, `catalog/icons/server.svg`; its absence is a
+/// problem.
+pub fn server_icon(out: &mut String, svg: Option<&String>, icons_dir: &str, report: &mut Report) {
+    if svg.is_none() {
+        report.push(
+            &Place::file(format!("{icons_dir}/server.svg")),
+            None,
+            "missing: the server's own icon",
+        );
+    }
+    writeln!(
+        out,
+        "pub static SERVER_ICON: &str = {:?};",
+        svg.map_or("", String::as_str)
+    )
+    .unwrap();
+}
+
 pub fn toolsets(out: &mut String, shared: &SharedFile) {
     out.push_str("pub static TOOLSETS: &[ToolsetSpec] = &[");
     for (name, doc) in &shared.toolsets {
@@ -153,10 +171,11 @@ fn ty_name(ty: ParamType) -> String {
     format!("{ty:?}").to_ascii_lowercase()
 }
 
-pub fn tool(out: &mut String, tool: &ToolFile, actions: &[Action]) {
+/// A tool, with its icon's SVG text.
+pub fn tool(out: &mut String, tool: &ToolFile, icon: &str, actions: &[Action]) {
     writeln!(
         out,
-        "ToolSpec {{ name: {:?}, title: {:?}, toolsets: &{:?}, summary: {:?}, example: {:?}, actions: &[",
+        "ToolSpec {{ name: {:?}, title: {:?}, toolsets: &{:?}, summary: {:?}, example: {:?}, icon: {icon:?}, actions: &[",
         tool.name, tool.title, tool.toolsets, tool.summary, tool.example
     )
     .unwrap();
@@ -215,12 +234,13 @@ fn action(out: &mut String, a: &Action) {
         .collect();
     write!(
         out,
-        "ActionSpec {{ name: {:?}, summary: {:?}, route: {route}, read_only: {}, destructive: {}, idempotent: {}, returns: {returns}, hints: &[{hints}], fixed: &[{fixed}], check: {}, handler: {}, one_of: &[{}], params: &[",
+        "ActionSpec {{ name: {:?}, summary: {:?}, route: {route}, read_only: {}, destructive: {}, idempotent: {}, long_running: {}, returns: {returns}, hints: &[{hints}], fixed: &[{fixed}], check: {}, handler: {}, one_of: &[{}], params: &[",
         a.name,
         a.summary,
         a.read_only,
         a.destructive,
         a.idempotent,
+        a.long_running,
         variant_of("Check", a.check.as_deref()),
         handler,
         a.one_of.iter().map(|g| format!("&{g:?},")).collect::<String>()

@@ -27,6 +27,9 @@ pub struct Known<'a> {
     /// The handlers of GraphQL actions (`src/handlers/graphql/actions`).
     pub graphql_handlers: CodeFiles<'a>,
     pub checks: CodeFiles<'a>,
+    /// The stems of `catalog/icons/*.svg`, and that folder as problems name it.
+    pub icons: &'a BTreeSet<String>,
+    pub icons_dir: &'a str,
     pub graphql: graphql::Known<'a>,
 }
 
@@ -54,6 +57,7 @@ pub struct Action {
     pub hints: Vec<(u16, String)>,
     pub fixed: Vec<Fixed>,
     pub one_of: Vec<Vec<String>>,
+    pub long_running: bool,
 }
 
 /// How an action is carried out.
@@ -87,6 +91,19 @@ pub struct Fixed {
 
 /// Every action of a tool file, `help` last; the file's own checks too.
 pub fn tool(tool: &ToolFile, known: &Known, file: &Place, report: &mut Report) -> Vec<Action> {
+    if !known.icons.contains(&tool.icon) {
+        report.field(
+            file,
+            "icon",
+            format!(
+                "`{}` has no file {}/{}.svg (icons: {})",
+                tool.icon,
+                known.icons_dir,
+                tool.icon,
+                list(known.icons.iter())
+            ),
+        );
+    }
     for set in &tool.toolsets {
         if !known.shared.toolsets.contains_key(set) {
             report.field(
@@ -191,6 +208,14 @@ fn action(
         .collect();
 
     check_returns(&a.returns, known.kinds, at, report);
+    if a.long_running && a.destructive == Some(true) {
+        // A task runs detached from its request: no one is there to confirm.
+        report.field(
+            at,
+            "long_running",
+            "a destructive action cannot be long-running: a task has no one to confirm it",
+        );
+    }
     // A GraphQL action's handler is one of `src/handlers/graphql/actions`.
     let graphql = a.graphql.as_deref().filter(|_| a.http.is_none());
     let handlers = match graphql {
@@ -237,6 +262,7 @@ fn action(
         hints,
         fixed,
         one_of: a.one_of.clone(),
+        long_running: a.long_running,
     })
 }
 
@@ -369,6 +395,7 @@ fn help_action(tool: &ToolFile) -> Action {
         hints: Vec::new(),
         fixed: Vec::new(),
         one_of: Vec::new(),
+        long_running: false,
     }
 }
 

@@ -28,7 +28,9 @@
 //! `returns` naming no kind of `kinds.toml`; a toolset not declared in
 //! `_shared.toml`; a `handler` or `check` that is not snake_case or has no
 //! file in `src/handlers/` or `src/dispatch/checks/`; a `one_of` or
-//! `replaced_by` naming no parameter of the action; a value that is not
+//! `replaced_by` naming no parameter of the action; `long_running` on a
+//! destructive action (a task cannot ask for confirmation); an `icon` with no SVG
+//! in `catalog/icons/`, or no `server.svg` there; a value that is not
 //! JSON-representable; a prompt text naming an argument it does not
 //! declare; a `diffs`, `served_by`, peer tool or reference prefix of the
 //! wrong shape; a `role = "web_url"` outside `_shared.toml`, twice, or
@@ -64,6 +66,9 @@ use defs::{KindsFile, PromptsFile, SharedFile, ToolFile, UrlsFile, VocabularyFil
 use problem::{Place, Report};
 pub use problem::{Problem, Problems};
 pub use sources::Sources;
+
+/// The stem of the server's own icon in `catalog/icons/`.
+const SERVER_ICON: &str = "server";
 
 /// The compiled catalog.
 #[derive(Debug)]
@@ -169,6 +174,14 @@ fn compile_into(
     let mut handlers = BTreeSet::new();
     let mut graphql_handlers = BTreeSet::new();
     let mut checks = BTreeSet::new();
+    let icons: BTreeSet<String> = sources.icons.keys().cloned().collect();
+    let icons_dir = sources.icons_dir();
+    emit::server_icon(
+        &mut out,
+        sources.icons.get(SERVER_ICON),
+        &icons_dir,
+        &mut report,
+    );
     out.push_str("pub static TOOLS: &[ToolSpec] = &[\n");
     if let (Some(shared), Some(kinds)) = (&shared, &kinds) {
         let shared_file = sources.label("_shared.toml");
@@ -188,6 +201,8 @@ fn compile_into(
                 names: &sources.check_files,
                 dir: sources.code_dir(sources::CHECKS_DIR),
             },
+            icons: &icons,
+            icons_dir: &icons_dir,
             graphql: graphql::Known {
                 documents: &documents,
                 names: sources.documents.keys().map(String::as_str).collect(),
@@ -206,7 +221,8 @@ fn compile_into(
             }
             checks.extend(actions.iter().filter_map(|a| a.check.clone()));
             if chosen(name) {
-                emit::tool(&mut out, tool, &actions);
+                let icon = sources.icons.get(&tool.icon).map_or("", String::as_str);
+                emit::tool(&mut out, tool, icon, &actions);
             }
         }
     }

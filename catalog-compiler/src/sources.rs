@@ -1,5 +1,5 @@
-//! The compiler's input: the catalog's TOML texts and the names of the
-//! handler and check files, read from disk, or written by a test.
+//! The compiler's input: the catalog's TOML texts, its icons and the names
+//! of the handler and check files, read from disk, or written by a test.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -16,6 +16,8 @@ pub struct Sources {
     pub src_dir: PathBuf,
     /// Every `.toml` file of the catalog: file name, text.
     pub files: BTreeMap<String, String>,
+    /// Every SVG of `catalog/icons/`: stem, text.
+    pub icons: BTreeMap<String, String>,
     /// The GraphQL documents of `catalog/graphql/`: stem, text.
     pub documents: BTreeMap<String, String>,
     /// `catalog/graphql/gitlab_schema.graphql`: the part of GitLab's
@@ -28,6 +30,9 @@ pub struct Sources {
     pub graphql_handler_files: BTreeSet<String>,
     pub check_files: BTreeSet<String>,
 }
+
+/// Where the icons live, under the catalog's folder.
+pub const ICONS_DIR: &str = "icons";
 
 /// Where handlers and checks live, under `src`.
 pub const HANDLERS_DIR: &str = "handlers";
@@ -42,6 +47,11 @@ impl Sources {
     /// A catalog file's name as problems show it: `catalog/kinds.toml`.
     pub fn label(&self, file: &str) -> String {
         self.catalog_dir.join(file).display().to_string()
+    }
+
+    /// `catalog/icons`.
+    pub fn icons_dir(&self) -> String {
+        self.catalog_dir.join(ICONS_DIR).display().to_string()
     }
 
     /// `catalog/graphql/work_item_get.graphql`.
@@ -68,9 +78,23 @@ pub fn read(catalog_dir: &Path, src_dir: &Path, report: &mut Report) -> Sources 
         graphql_handler_files: stems(&src_dir.join(GRAPHQL_HANDLERS_DIR), "rs"),
         check_files: stems(&src_dir.join(CHECKS_DIR), "rs"),
         files: BTreeMap::new(),
+        icons: BTreeMap::new(),
         documents: BTreeMap::new(),
         schema: None,
     };
+    for stem in stems(&catalog_dir.join(ICONS_DIR), "svg") {
+        let path = catalog_dir.join(ICONS_DIR).join(format!("{stem}.svg"));
+        match fs::read_to_string(&path) {
+            Ok(text) => {
+                sources.icons.insert(stem, text);
+            }
+            Err(e) => report.push(
+                &Place::file(path.display().to_string()),
+                None,
+                format!("cannot read: {e}"),
+            ),
+        }
+    }
     read_documents(&catalog_dir.join(DOCUMENTS_DIR), &mut sources, report);
     let entries = match fs::read_dir(catalog_dir) {
         Ok(entries) => entries,

@@ -9,6 +9,15 @@
 //! - Expired token: 401 `{"error":"invalid_token","error_description":...}`
 //!   with `WWW-Authenticate`.
 //! - A `read_api` token writing: 403 `insufficient_scope` asking for `api`.
+//! - A `read_repository` token outside the repository files API: 403
+//!   `insufficient_scope` (`lib/api/files.rb` is the one API class that
+//!   allows `read_repository`, for GET and HEAD).
+//!
+//! The tokens (`TOKENS`): `glpat-alice` (api), `glpat-alice-read`
+//! (read_api), `glpat-alice-files` (read_repository), `glpat-bob` (api),
+//! `oauth-alice` and `oauth-alice-read` (OAuth tokens with api and
+//! read_api, as `Bearer` only) and every
+//! token the fake's OAuth provider issued, with the scopes granted.
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -18,6 +27,103 @@ use serde_json::json;
 pub struct Auth {
     pub user_id: u64,
     pub can_write: bool,
+    /// `api` or `read_api`: the whole API may be read, not only files.
+    pub reads_api: bool,
+}
+
+/// A token's type, which decides the endpoint that describes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenKind {
+    /// Personal, project and group access tokens.
+    Personal,
+    OAuth,
+}
+
+/// What a token is: whose, of which type, with which scopes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenInfo {
+    pub user_id: u64,
+    pub kind: TokenKind,
+    pub scopes: Vec<String>,
+    /// Seconds since the epoch, for OAuth's token info.
+    pub created_at: u64,
+}
+
+/// The fixed tokens: (token, user id, type, scopes).
+const TOKENS: [(&str, u64, TokenKind, &[&str]); 6] = [
+    ("glpat-alice", 1, TokenKind::Personal, &["api"]),
+    ("glpat-alice-read", 1, TokenKind::Personal, &["read_api"]),
+    (
+        "glpat-alice-files",
+        1,
+        TokenKind::Personal,
+        &["read_repository"],
+    ),
+    ("glpat-bob", 2, TokenKind::Personal, &["api"]),
+    ("oauth-alice", 1, TokenKind::OAuth, &["api"]),
+    ("oauth-alice-read", 1, TokenKind::OAuth, &["read_api"]),
+];
+
+impl TokenInfo {
+    fn has(&self, scope: &str) -> bool {
+        self.scopes.iter().any(|s| s == scope)
+    }
+
+    fn auth(&self) -> Auth {
+        Auth {
+            user_id: self.user_id,
+            can_write: self.has("api"),
+            reads_api: self.has("api") || self.has("read_api"),
+        }
+    }
+}
+
+/// The token a request carries: `PRIVATE-TOKEN`, else `Authorization:
+/// Bearer` (the flag says which).
+fn given_token(headers: &HeaderMap) -> Option<(&str, bool)> {
+    let private = headers.get("private-token").and_then(|v| v.to_str().ok());
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    match (private, bearer) {
+        (Some(t), _) => Some((t, false)),
+        (None, Some(t)) => Some((t, true)),
+        (None, None) => None,
+    }
+}
+
+/// A fixed token of `TOKENS`, as it was sent.
+fn fixed_token(token: &str, is_bearer: bool) -> Option<TokenInfo> {
+    let (_, user_id, kind, scopes) = TOKENS.iter().find(|(t, ..)| *t == token)?;
+    // An OAuth token in `PRIVATE-TOKEN` is unknown.
+    (*kind == TokenKind::Personal || is_bearer).then(|| TokenInfo {
+        user_id: *user_id,
+        kind: *kind,
+        scopes: scopes.iter().map(|s| s.to_string()).collect(),
+        created_at: 1_767_603_600,
+    })
+}
+
+/// What the token of `headers` is, when it is a valid one: for the
+/// endpoints that describe a token.
+pub fn token_info(app: &crate::Shared, headers: &HeaderMap) -> Option<TokenInfo> {
+    let (token, is_bearer) = given_token(headers)?;
+    if let Some(info) = fixed_token(token, is_bearer) {
+        return Some(info);
+    }
+    if !is_bearer {
+        return None;
+    }
+    let oauth = crate::lock(&app.oauth);
+    let t = oauth.by_access(token)?;
+    let live = !t.revoked && !t.expired && crate::oauth::unix_now() <= t.created_at + 7200;
+    live.then(|| TokenInfo {
+        user_id: t.user_id,
+        kind: TokenKind::OAuth,
+        scopes: t.scopes.clone(),
+        created_at: t.created_at,
+    })
 }
 
 /// `Ok(None)` is anonymous; `Err` is GitLab's 401.
@@ -26,38 +132,22 @@ pub fn authenticate(app: &crate::Shared, headers: &HeaderMap) -> Result<Option<A
         return Ok(Some(Auth {
             user_id,
             can_write: true,
+            reads_api: true,
         }));
     }
-    let private = headers.get("private-token").and_then(|v| v.to_str().ok());
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    let (token, is_bearer) = match (private, bearer) {
-        (Some(t), _) => (t, false),
-        (None, Some(t)) => (t, true),
-        (None, None) => return Ok(None),
+    let Some((token, is_bearer)) = given_token(headers) else {
+        return Ok(None);
     };
-    match token {
-        "glpat-alice" => Ok(Some(Auth {
-            user_id: 1,
-            can_write: true,
-        })),
-        "glpat-alice-read" => Ok(Some(Auth {
-            user_id: 1,
-            can_write: false,
-        })),
-        "glpat-bob" => Ok(Some(Auth {
-            user_id: 2,
-            can_write: true,
-        })),
-        "oauth-alice" if is_bearer => Ok(Some(Auth {
-            user_id: 1,
-            can_write: true,
-        })),
-        "glpat-expired" => Err(expired()),
-        _ if is_bearer => oauth_token(app, token),
-        _ => Err(crate::http::unauthorized()),
+    if token == "glpat-expired" {
+        return Err(expired());
+    }
+    if let Some(info) = fixed_token(token, is_bearer) {
+        return Ok(Some(info.auth()));
+    }
+    if is_bearer {
+        oauth_token(app, token)
+    } else {
+        Err(crate::http::unauthorized())
     }
 }
 
@@ -84,6 +174,7 @@ fn oauth_token(app: &crate::Shared, token: &str) -> Result<Option<Auth>, Respons
     Ok(Some(Auth {
         user_id: t.user_id,
         can_write: has("api"),
+        reads_api: true,
     }))
 }
 
@@ -110,12 +201,27 @@ fn invalid_token(description: &str) -> Response {
 }
 
 pub fn insufficient_scope() -> Response {
+    insufficient_scope_for("api")
+}
+
+/// 403 `insufficient_scope` naming the scope the request needs.
+pub fn insufficient_scope_for(scope: &str) -> Response {
     crate::http::json_response(
         StatusCode::FORBIDDEN,
         json!({
             "error": "insufficient_scope",
             "error_description": "The request requires higher privileges than provided by the access token.",
-            "scope": "api"
+            "scope": scope
         }),
     )
+}
+
+/// Whether a token that may not read the whole API (`read_repository`)
+/// may still make this request: a read of the repository files API, or a
+/// token describing itself (any scope may, lib/api/personal_access_tokens/
+/// self_information.rb).
+pub fn narrow_token_may(method: &axum::http::Method, path: &str) -> bool {
+    let read = method == axum::http::Method::GET || method == axum::http::Method::HEAD;
+    let files = path.starts_with("/api/v4/projects/") && path.contains("/repository/files/");
+    (read && files) || path == "/api/v4/personal_access_tokens/self"
 }

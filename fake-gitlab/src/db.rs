@@ -4,12 +4,15 @@
 //! - users: 1 `alice` (a member of every private project but `acme/secret`),
 //!   2 `bob`, 3 `carol`;
 //! - tokens (see `auth.rs`): `glpat-alice` (scope api), `glpat-alice-read`
-//!   (scope read_api), `glpat-expired` (expired), `oauth-alice` (OAuth, Bearer only);
+//!   (scope read_api), `glpat-alice-files` (scope read_repository),
+//!   `glpat-expired` (expired), `oauth-alice` and `oauth-alice-read` (OAuth,
+//!   api and read_api, Bearer only);
 //! - groups: 10 `acme`, 11 `acme/platform`;
 //! - projects: 1 `acme/platform/api` (private, 25 issues, 3 merge requests,
 //!   pipelines, jobs, branches with slashes and non-ASCII names, files with
-//!   spaces), 2 `acme/website` (public), 3 `acme/secret` (private, alice is
-//!   not a member: GitLab answers 404 for it);
+//!   spaces), 2 `acme/website` (public; its pipelines are `ci_seed.rs`'s: a
+//!   failed one with a child pipeline and a test report, a running one), 3
+//!   `acme/secret` (private, alice is not a member: GitLab answers 404 for it);
 //! - links: `api#1` relates to `api#2` and blocks `acme/website#1`;
 //! - edition CE (`FakeGitLab::set_edition` for EE); every issue is a work
 //!   item of type Issue, none has a parent, the groups have none.
@@ -86,6 +89,7 @@ pub struct Project {
     pub merge_requests: Vec<MergeRequest>,
     pub pipelines: Vec<Pipeline>,
     pub jobs: Vec<Job>,
+    pub bridges: Vec<Bridge>,
     pub branches: Vec<Branch>,
     pub tags: Vec<Tag>,
     pub commits: Vec<Commit>,
@@ -310,18 +314,56 @@ pub struct MrVersion {
 /// (old path, new path, unified diff, new file, deleted file).
 pub type FileDiff = (String, String, String, bool, bool);
 
+#[derive(Default)]
 pub struct Pipeline {
     pub id: u64,
     pub iid: u64,
     pub status: String,
     pub git_ref: String,
     pub sha: String,
+    /// `push`, `merge_request_event`...; a child pipeline's is
+    /// `parent_pipeline`.
     pub source: String,
     pub user_id: u64,
     pub created_at: String,
     pub updated_at: String,
+    /// The parsed JUnit reports of its jobs (docs:
+    /// https://docs.gitlab.com/ci/testing/unit_test_reports/), served by
+    /// `test_report` and `test_report_summary`.
+    pub test_suites: Vec<TestSuite>,
+    /// A running pipeline that finishes on its `reads`th read.
+    pub finish: Option<Finish>,
 }
 
+/// How a running pipeline ends: each read of it finishes one more of its
+/// jobs, and the read that brings `reads` to 0 finds it `then`.
+#[derive(Debug, Clone)]
+pub struct Finish {
+    pub reads: u32,
+    pub then: String,
+}
+
+/// One test suite of a pipeline's report.
+#[derive(Debug, Clone, Default)]
+pub struct TestSuite {
+    pub name: String,
+    pub cases: Vec<TestCase>,
+}
+
+/// One test case, as GitLab parses it from JUnit XML.
+#[derive(Debug, Clone, Default)]
+pub struct TestCase {
+    /// `success`, `failed`, `skipped` or `error`.
+    pub status: String,
+    pub name: String,
+    pub classname: String,
+    pub file: Option<String>,
+    pub execution_time: f64,
+    pub system_output: Option<String>,
+    pub stack_trace: Option<String>,
+}
+
+#[derive(Default)]
 pub struct Job {
     pub id: u64,
     pub name: String,
@@ -335,12 +377,68 @@ pub struct Job {
     pub log: JobLog,
     /// Files of the job's artifacts archive: path → content.
     pub artifacts: BTreeMap<String, String>,
+    /// An attempt that was retried: GitLab keeps it, and lists it only
+    /// with `include_retried` (`Ci::JobsFinder`, `latest` otherwise).
+    pub retried: bool,
+    pub allow_failure: bool,
+    /// Of a failed job; `script_failure` when unset.
+    pub failure_reason: Option<String>,
+}
+
+impl Job {
+    /// A job of `pipeline` (its ref, its creation time, its user), a
+    /// manual one when `status` says so; the rest as `Job::default`.
+    pub fn of(
+        pipeline: &Pipeline,
+        id: u64,
+        name: &str,
+        stage: &str,
+        status: &str,
+        log: JobLog,
+    ) -> Job {
+        Job {
+            id,
+            name: name.into(),
+            stage: stage.into(),
+            status: status.into(),
+            pipeline_id: pipeline.id,
+            git_ref: pipeline.git_ref.clone(),
+            user_id: pipeline.user_id,
+            created_at: pipeline.created_at.clone(),
+            manual: status == "manual",
+            log,
+            ..Job::default()
+        }
+    }
+}
+
+/// A trigger job (`Ci::Bridge`): listed by `.../bridges`, never by
+/// `.../jobs`, with the pipeline it started.
+pub struct Bridge {
+    pub id: u64,
+    pub name: String,
+    pub stage: String,
+    pub status: String,
+    pub pipeline_id: u64,
+    /// The downstream pipeline: its project's id and its id (a child
+    /// pipeline is in the same project, a multi-project one elsewhere).
+    pub downstream: Option<(u64, u64)>,
+    pub allow_failure: bool,
+    pub failure_reason: Option<String>,
 }
 
 pub enum JobLog {
     Text(String),
     /// A generated log of about this many bytes, built on request.
     Generated(usize),
+    /// A runner trace made line by line as it is served (`traces.rs`).
+    Runner(crate::traces::Trace),
+}
+
+impl Default for JobLog {
+    fn default() -> Self {
+        JobLog::Text(String::new())
+    }
 }
 
 pub struct Branch {
@@ -529,7 +627,7 @@ impl Db {
         };
         let api = seed_api_project(&mut db);
         db.projects.push(api);
-        let website = seed_small_project(
+        let mut website = seed_small_project(
             &mut db,
             2,
             "website",
@@ -538,6 +636,7 @@ impl Db {
             "public",
             vec![1, 2],
         );
+        crate::ci_seed::seed(&mut website);
         db.projects.push(website);
         let secret =
             seed_small_project(&mut db, 3, "secret", 10, "acme/secret", "private", vec![2]);
@@ -581,6 +680,7 @@ pub(crate) fn empty_project(
         merge_requests: Vec::new(),
         pipelines: Vec::new(),
         jobs: Vec::new(),
+        bridges: Vec::new(),
         branches: Vec::new(),
         tags: Vec::new(),
         commits: Vec::new(),
@@ -872,6 +972,7 @@ fn seed_api_project(db: &mut Db) -> Project {
             user_id: 1,
             created_at: format!("2026-02-2{iid}T10:00:00.000Z"),
             updated_at: format!("2026-02-2{iid}T10:05:00.000Z"),
+            ..Pipeline::default()
         });
     }
     let jobs = [
@@ -934,6 +1035,7 @@ fn seed_api_project(db: &mut Db) -> Project {
             } else {
                 BTreeMap::new()
             },
+            ..Job::default()
         });
     }
     for (id, name, color) in [

@@ -19,6 +19,7 @@
 //! documentation page it imitates (docs.gitlab.com/api/...).
 
 pub mod auth;
+pub mod ci_seed;
 pub mod db;
 pub mod diff;
 pub mod faults;
@@ -32,6 +33,7 @@ pub mod sandbox;
 mod server;
 #[cfg(feature = "tls")]
 mod tls;
+pub mod traces;
 pub mod work_items;
 pub mod zip;
 
@@ -63,6 +65,8 @@ pub struct Shared {
     /// Request lines whose answer was fully produced; a request whose client
     /// went away mid-answer never gets here.
     completed: Mutex<Vec<String>>,
+    /// Bytes of streamed job logs handed to connections (`job_logs.rs`).
+    pub(crate) trace_bytes: AtomicU64,
     /// In the sandbox every request, whatever its token, is this user's.
     pub(crate) sandbox_user: Option<u64>,
     /// The OAuth provider's applications, codes and tokens.
@@ -173,6 +177,7 @@ impl FakeGitLab {
             in_flight: AtomicU64::new(0),
             max_in_flight: AtomicU64::new(0),
             completed: Mutex::new(Vec::new()),
+            trace_bytes: AtomicU64::new(0),
             sandbox_user,
             oauth: Mutex::new(oauth::OAuth::default()),
             documents: Mutex::new(Default::default()),
@@ -216,6 +221,13 @@ impl FakeGitLab {
     /// Lines of the requests answered to the end (see `Shared::completed`).
     pub fn completed(&self) -> Vec<String> {
         lock(&self.shared.completed).clone()
+    }
+
+    /// Bytes of runner traces (`JobLog::Runner`) handed to connections so
+    /// far: what a client that stops reading early was spared is the
+    /// trace's length less this (less what the sockets buffered).
+    pub fn trace_bytes_sent(&self) -> u64 {
+        self.shared.trace_bytes.load(Ordering::SeqCst)
     }
 
     /// The most requests that were in flight at once.
@@ -382,6 +394,9 @@ async fn pass(
             .await;
     }
     match auth::authenticate(app, &parts.headers) {
+        Ok(Some(user)) if !user.reads_api && !auth::narrow_token_may(&parts.method, path) => {
+            auth::insufficient_scope_for("read_api")
+        }
         Ok(user) => {
             parts.extensions.insert(user);
             next.run(Request::from_parts(parts, Body::from(bytes)))

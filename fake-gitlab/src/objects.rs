@@ -6,7 +6,8 @@
 use serde_json::{Value, json};
 
 use crate::db::{
-    Branch, Commit, Db, Issue, Job, MergeRequest, Note, Pipeline, Project, Tag, generated_log,
+    Branch, Bridge, Commit, Db, Issue, Job, MergeRequest, Note, Pipeline, Project, Tag, TestSuite,
+    generated_log,
 };
 
 /// The "basic user" GitLab nests in every object (docs: https://docs.gitlab.com/api/users/).
@@ -470,7 +471,7 @@ pub fn job(db: &Db, p: &Project, j: &Job) -> Value {
         "ref": j.git_ref,
         "tag": false,
         "coverage": null,
-        "allow_failure": false,
+        "allow_failure": j.allow_failure,
         "created_at": j.created_at,
         "started_at": if j.manual { Value::Null } else { json!(j.created_at) },
         "finished_at": if finished { json!("2026-02-21T10:04:00.000Z") } else { Value::Null },
@@ -479,13 +480,8 @@ pub fn job(db: &Db, p: &Project, j: &Job) -> Value {
         "queued_duration": 0.42,
         "user": user(db, j.user_id),
         "commit": commit(db, p, p.commits.first().expect("seeded commit"), false),
-        "pipeline": {
-            "id": pl.id, "iid": pl.iid, "project_id": p.id, "ref": pl.git_ref, "sha": pl.sha,
-            "status": pl.status, "source": pl.source, "created_at": pl.created_at,
-            "updated_at": pl.updated_at,
-            "web_url": format!("{}/{}/-/pipelines/{}", db.host, p.path_with_namespace, pl.id)
-        },
-        "failure_reason": if j.status == "failed" { json!("script_failure") } else { Value::Null },
+        "pipeline": pipeline_basic(db, p, pl),
+        "failure_reason": failure_reason(&j.status, j.failure_reason.as_deref()),
         "web_url": format!("{}/{}/-/jobs/{}", db.host, p.path_with_namespace, j.id),
         "project": {"ci_job_token_scope_enabled": false},
         "artifacts": [],
@@ -497,10 +493,170 @@ pub fn job(db: &Db, p: &Project, j: &Job) -> Value {
     })
 }
 
+/// A failed job's reason (`script_failure` unless set); nothing for
+/// another status (GitLab exposes it `if: job.failed?`).
+fn failure_reason(status: &str, reason: Option<&str>) -> Value {
+    if status == "failed" {
+        json!(reason.unwrap_or("script_failure"))
+    } else {
+        Value::Null
+    }
+}
+
+/// A trigger job (docs: https://docs.gitlab.com/api/pipelines/#list-pipeline-trigger-jobs):
+/// the job's basic fields and `downstream_pipeline`, the pipeline it
+/// started (of any project), in its basic shape.
+pub fn bridge(db: &Db, p: &Project, b: &Bridge) -> Value {
+    let pl = p
+        .pipelines
+        .iter()
+        .find(|pl| pl.id == b.pipeline_id)
+        .expect("bridge's pipeline");
+    let downstream = b.downstream.and_then(|(project_id, pipeline_id)| {
+        let project = db.projects.iter().find(|x| x.id == project_id)?;
+        let pipeline = project.pipelines.iter().find(|x| x.id == pipeline_id)?;
+        Some(pipeline_basic(db, project, pipeline))
+    });
+    json!({
+        "id": b.id,
+        "status": b.status,
+        "stage": b.stage,
+        "name": b.name,
+        "ref": pl.git_ref,
+        "tag": false,
+        "coverage": null,
+        "allow_failure": b.allow_failure,
+        "created_at": pl.created_at,
+        "started_at": pl.created_at,
+        "finished_at": pl.updated_at,
+        "erased_at": null,
+        "duration": 120.0,
+        "queued_duration": 0.2,
+        "user": user(db, pl.user_id),
+        "commit": commit(db, p, p.commits.first().expect("seeded commit"), false),
+        "pipeline": pipeline_basic(db, p, pl),
+        "failure_reason": failure_reason(&b.status, b.failure_reason.as_deref()),
+        "web_url": format!("{}/{}/-/jobs/{}", db.host, p.path_with_namespace, b.id),
+        "project": {"ci_job_token_scope_enabled": false},
+        "downstream_pipeline": downstream,
+    })
+}
+
+/// `PipelineBasic`: what a job or bridge says of a pipeline.
+fn pipeline_basic(db: &Db, p: &Project, pl: &Pipeline) -> Value {
+    json!({
+        "id": pl.id, "iid": pl.iid, "project_id": p.id, "ref": pl.git_ref, "sha": pl.sha,
+        "status": pl.status, "source": pl.source, "created_at": pl.created_at,
+        "updated_at": pl.updated_at,
+        "web_url": format!("{}/{}/-/pipelines/{}", db.host, p.path_with_namespace, pl.id)
+    })
+}
+
+/// A pipeline's test report (docs:
+/// https://docs.gitlab.com/api/pipelines/#get-a-pipelines-test-report):
+/// counts, and each suite with its cases.
+pub fn test_report(pl: &Pipeline) -> Value {
+    let suites: Vec<Value> = pl
+        .test_suites
+        .iter()
+        .map(|suite| {
+            let mut v = suite_counts(suite);
+            v["suite_error"] = Value::Null;
+            v["test_cases"] = suite
+                .cases
+                .iter()
+                .map(|c| {
+                    json!({
+                        "status": c.status, "name": c.name, "classname": c.classname,
+                        "file": c.file, "execution_time": c.execution_time,
+                        "system_output": c.system_output, "stack_trace": c.stack_trace,
+                        "recent_failures": null,
+                    })
+                })
+                .collect();
+            v
+        })
+        .collect();
+    let (time, count, success, failed, skipped, error) = totals(pl);
+    json!({
+        "total_time": time, "total_count": count, "success_count": success,
+        "failed_count": failed, "skipped_count": skipped, "error_count": error,
+        "test_suites": suites,
+    })
+}
+
+/// The summary (docs:
+/// https://docs.gitlab.com/api/pipelines/#get-a-test-report-summary-for-a-pipeline):
+/// `total` and each suite's counts with the jobs that made it, no cases.
+pub fn test_report_summary(p: &Project, pl: &Pipeline) -> Value {
+    let build_ids: Vec<u64> = p
+        .jobs
+        .iter()
+        .filter(|j| j.pipeline_id == pl.id && j.stage == "test" && !j.retried)
+        .map(|j| j.id)
+        .collect();
+    let suites: Vec<Value> = pl
+        .test_suites
+        .iter()
+        .map(|suite| {
+            let mut v = suite_counts(suite);
+            v["build_ids"] = json!(build_ids);
+            v["suite_error"] = Value::Null;
+            v
+        })
+        .collect();
+    let (time, count, success, failed, skipped, error) = totals(pl);
+    json!({
+        "total": {
+            "time": time, "count": count, "success": success, "failed": failed,
+            "skipped": skipped, "error": error, "suite_error": null,
+        },
+        "test_suites": suites,
+    })
+}
+
+fn count(suite: &TestSuite, status: &str) -> usize {
+    suite.cases.iter().filter(|c| c.status == status).count()
+}
+
+fn suite_counts(suite: &TestSuite) -> Value {
+    let time: f64 = suite.cases.iter().map(|c| c.execution_time).sum();
+    json!({
+        "name": suite.name,
+        "total_time": time,
+        "total_count": suite.cases.len(),
+        "success_count": count(suite, "success"),
+        "failed_count": count(suite, "failed"),
+        "skipped_count": count(suite, "skipped"),
+        "error_count": count(suite, "error"),
+    })
+}
+
+/// Time, count, success, failed, skipped, error over every suite.
+fn totals(pl: &Pipeline) -> (f64, usize, usize, usize, usize, usize) {
+    let suites = &pl.test_suites;
+    let sum = |status: &str| suites.iter().map(|s| count(s, status)).sum::<usize>();
+    (
+        suites
+            .iter()
+            .flat_map(|s| &s.cases)
+            .map(|c| c.execution_time)
+            .sum(),
+        suites.iter().map(|s| s.cases.len()).sum(),
+        sum("success"),
+        sum("failed"),
+        sum("skipped"),
+        sum("error"),
+    )
+}
+
+/// The whole log as text (a runner trace made whole; the trace route
+/// streams those instead).
 pub fn job_log(j: &Job) -> String {
     match &j.log {
         crate::db::JobLog::Text(t) => t.clone(),
         crate::db::JobLog::Generated(bytes) => generated_log(*bytes),
+        crate::db::JobLog::Runner(trace) => trace.text(),
     }
 }
 

@@ -15,7 +15,9 @@
 //!   thread on a diff line of src/checkout.ts, a resolved one, approved by
 //!   carol, head pipeline failed); pipelines 4101 (main, success), 4102
 //!   (!3's branch, failed: job 8806 `test` has a ~3,000-line log ending in
-//!   a failing Jest test) and 4103 (running); a wiki; environments.
+//!   a failing Jest test), 4103 (running) and 4104 (`release/1.3`, failed:
+//!   job 8812's Jest failure sits mid-log, `sandbox/release.rs`), the
+//!   failed ones with their test reports; a wiki; environments.
 //!
 //! - `demo/infra`: issue #1 with two tasks, #2 and #3 (work items whose
 //!   parent is #1), and a link from #1 to `demo/webshop#8`.
@@ -33,6 +35,8 @@ use serde_json::json;
 
 use crate::db::*;
 use crate::diff::unified;
+
+mod release;
 
 pub const PROJECT: &str = "demo/webshop";
 
@@ -1048,6 +1052,7 @@ fn pipelines(p: &mut Project, main_head: &str, f2: &str, r1: &str) {
             },
             created_at: at.into(),
             updated_at: at.into(),
+            ..Pipeline::default()
         });
     }
     let junit_failed = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"jest tests\" tests=\"2412\" failures=\"1\" errors=\"0\" time=\"41.87\">\n  <testsuite name=\"checkout\" tests=\"5\" failures=\"1\" time=\"0.41\">\n    <testcase classname=\"checkout applies free shipping after the discount\" name=\"checkout applies free shipping after the discount\" time=\"0.004\">\n      <failure>Error: expect(received).toBe(expected) // Object.is equality\n\nExpected: 495\nReceived: 0</failure>\n    </testcase>\n  </testsuite>\n</testsuites>\n".to_string();
@@ -1134,31 +1139,9 @@ fn pipelines(p: &mut Project, main_head: &str, f2: &str, r1: &str) {
         ),
     ];
     for (id, name, stage, status, pipeline_id, log) in jobs {
-        let git_ref = p
-            .pipelines
-            .iter()
-            .find(|x| x.id == pipeline_id)
-            .unwrap()
-            .git_ref
-            .clone();
-        let created_at = p
-            .pipelines
-            .iter()
-            .find(|x| x.id == pipeline_id)
-            .unwrap()
-            .created_at
-            .clone();
-        p.jobs.push(Job {
-            id,
-            name: name.into(),
-            stage: stage.into(),
-            status: status.into(),
-            pipeline_id,
-            git_ref,
+        let pipeline = p.pipelines.iter().find(|x| x.id == pipeline_id).unwrap();
+        let job = Job {
             user_id: 1,
-            created_at,
-            manual: status == "manual",
-            log,
             artifacts: match id {
                 8806 => BTreeMap::from([("junit.xml".to_string(), junit_failed.clone())]),
                 8801 | 8805 => BTreeMap::from([(
@@ -1167,8 +1150,47 @@ fn pipelines(p: &mut Project, main_head: &str, f2: &str, r1: &str) {
                 )]),
                 _ => BTreeMap::new(),
             },
-        });
+            ..Job::of(pipeline, id, name, stage, status, log)
+        };
+        p.jobs.push(job);
     }
+    if let Some(mr_pipeline) = p.pipelines.iter_mut().find(|x| x.id == 4102) {
+        mr_pipeline.test_suites = checkout_suite();
+    }
+    release::seed(p);
+}
+
+/// Job 8806's JUnit report as GitLab parsed it: the checkout suite, one
+/// case failed.
+fn checkout_suite() -> Vec<TestSuite> {
+    let case = |status: &str, name: &str, message: Option<&str>| TestCase {
+        status: status.into(),
+        name: format!("checkout {name}"),
+        classname: format!("checkout {name}"),
+        execution_time: 0.002,
+        system_output: message.map(str::to_string),
+        ..TestCase::default()
+    };
+    vec![TestSuite {
+        name: "checkout".into(),
+        cases: vec![
+            case(
+                "success",
+                "charges shipping below the free shipping threshold",
+                None,
+            ),
+            case("success", "ships for free from 50.00", None),
+            case("success", "refuses an empty cart", None),
+            case("success", "takes the discount off the total", None),
+            case(
+                "failed",
+                "applies free shipping after the discount",
+                Some(
+                    "Error: expect(received).toBe(expected) // Object.is equality\n\nExpected: 495\nReceived: 0",
+                ),
+            ),
+        ],
+    }]
 }
 
 /// The runner's preamble, as GitLab job logs start (sections and all).
@@ -1209,20 +1231,39 @@ fn preamble(out: &mut String, job: &str, git_ref: &str, sha: &str) {
     let _ = job;
 }
 
-fn ending(out: &mut String, ok: bool) {
+/// A suite's name and its 11 groups of `CASES`, each case passing; with
+/// `failing`, the group and the case that fail (`✕`) after the group's
+/// passing ones.
+fn suite_cases(out: &mut String, name: &str, total: &mut u32, failing: Option<(usize, &str)>) {
+    out.push_str(&format!("  {name}\n"));
+    for group in 0..11 {
+        out.push_str(&format!("    case group {}\n", group + 1));
+        for (c, case) in CASES.iter().enumerate() {
+            *total += 1;
+            out.push_str(&format!(
+                "      \u{1b}[32m✓\u{1b}[39m {case} #{} ({} ms)\n",
+                group * CASES.len() + c + 1,
+                1 + (*total * 7) % 23
+            ));
+        }
+        if let Some((failing_group, case)) = failing
+            && failing_group == group
+        {
+            *total += 1;
+            out.push_str(&format!("      \u{1b}[31m✕\u{1b}[39m {case} (4 ms)\n"));
+        }
+    }
+}
+
+/// The end of a job's script, and the runner's sections after it; a
+/// failed job (`failed`: its id) uploads its JUnit report.
+fn ending(out: &mut String, failed: Option<u64>) {
     let t = 1_772_443_840u64;
     out.push_str(&format!("section_end:{t}:step_script\r\u{1b}[0K\n"));
-    if ok {
-        out.push_str(&format!("section_start:{t}:cleanup_file_variables\r\u{1b}[0K\u{1b}[0K\u{1b}[36;1mCleaning up project directory and file based variables\u{1b}[0;m\u{1b}[0;m\n"));
-        out.push_str(&format!(
-            "section_end:{}:cleanup_file_variables\r\u{1b}[0K\n",
-            t + 1
-        ));
-        out.push_str("\u{1b}[32;1mJob succeeded\u{1b}[0;m\n");
-    } else {
+    if let Some(job) = failed {
         out.push_str(&format!("section_start:{t}:upload_artifacts_on_failure\r\u{1b}[0K\u{1b}[0K\u{1b}[36;1mUploading artifacts for failed job\u{1b}[0;m\u{1b}[0;m\n"));
         out.push_str("\u{1b}[32;1mUploading artifacts...\u{1b}[0;m\njunit.xml: found 1 matching artifact files and directories\u{1b}[0;m \n");
-        out.push_str("\u{1b}[32;1mUploading artifacts as \"junit\" to coordinator... 201 Created\u{1b}[0;m  id\u{1b}[0;m=8806 responseStatus\u{1b}[0;m=201 Created\n");
+        out.push_str(&format!("\u{1b}[32;1mUploading artifacts as \"junit\" to coordinator... 201 Created\u{1b}[0;m  id\u{1b}[0;m={job} responseStatus\u{1b}[0;m=201 Created\n"));
         out.push_str(&format!(
             "section_end:{}:upload_artifacts_on_failure\r\u{1b}[0K\n",
             t + 2
@@ -1233,6 +1274,13 @@ fn ending(out: &mut String, ok: bool) {
             t + 3
         ));
         out.push_str("\u{1b}[31;1mERROR: Job failed: exit code 1\n\u{1b}[0;m\n");
+    } else {
+        out.push_str(&format!("section_start:{t}:cleanup_file_variables\r\u{1b}[0K\u{1b}[0K\u{1b}[36;1mCleaning up project directory and file based variables\u{1b}[0;m\u{1b}[0;m\n"));
+        out.push_str(&format!(
+            "section_end:{}:cleanup_file_variables\r\u{1b}[0K\n",
+            t + 1
+        ));
+        out.push_str("\u{1b}[32;1mJob succeeded\u{1b}[0;m\n");
     }
 }
 
@@ -1240,7 +1288,7 @@ fn build_log(git_ref: &str, sha: &str) -> String {
     let mut out = String::new();
     preamble(&mut out, "build", git_ref, sha);
     out.push_str("\u{1b}[32;1m$ npm run build\u{1b}[0;m\n\n> webshop@1.3.0 build\n> tsc -p .\n\n");
-    ending(&mut out, true);
+    ending(&mut out, None);
     out
 }
 
@@ -1250,7 +1298,7 @@ fn lint_log(git_ref: &str, sha: &str) -> String {
     out.push_str(
         "\u{1b}[32;1m$ npm run lint\u{1b}[0;m\n\n> webshop@1.3.0 lint\n> eslint src test\n\n",
     );
-    ending(&mut out, true);
+    ending(&mut out, None);
     out
 }
 
@@ -1311,18 +1359,7 @@ fn test_log(git_ref: &str, sha: &str, fail: bool) -> String {
             1 + s % 3,
             (s * 37) % 100
         ));
-        out.push_str(&format!("  {name}\n"));
-        for group in 0..11 {
-            out.push_str(&format!("    case group {}\n", group + 1));
-            for (c, case) in CASES.iter().enumerate() {
-                total += 1;
-                out.push_str(&format!(
-                    "      \u{1b}[32m✓\u{1b}[39m {case} #{} ({} ms)\n",
-                    group * CASES.len() + c + 1,
-                    1 + (total * 7) % 23
-                ));
-            }
-        }
+        suite_cases(&mut out, name, &mut total, None);
     }
     out.push_str(" \u{1b}[32m PASS \u{1b}[39m test/cart.test.ts\n  Cart\n    \u{1b}[32m✓\u{1b}[39m adds up the subtotal (2 ms)\n    \u{1b}[32m✓\u{1b}[39m merges lines of the same product (1 ms)\n");
     total += 2;
@@ -1346,7 +1383,7 @@ fn test_log(git_ref: &str, sha: &str, fail: bool) -> String {
         out.push_str(&format!("\u{1b}[1mTests:       \u{1b}[22m\u{1b}[1m\u{1b}[32m{total} passed\u{1b}[39m\u{1b}[22m, {total} total\n"));
     }
     out.push_str("\u{1b}[1mSnapshots:   \u{1b}[22m0 total\n\u{1b}[1mTime:\u{1b}[22m        41.87 s\n\u{1b}[2mRan all test suites\u{1b}[22m\u{1b}[2m.\u{1b}[22m\n");
-    ending(&mut out, !fail);
+    ending(&mut out, fail.then_some(8806));
     out
 }
 
@@ -1450,6 +1487,47 @@ mod tests {
             }
         }
         assert_eq!(checked, 4);
+    }
+
+    #[test]
+    fn the_release_pipelines_failure_sits_in_the_middle_of_its_log() {
+        let db = Db::sandbox("http://sandbox");
+        let job = db.projects[0].jobs.iter().find(|j| j.id == 8812).unwrap();
+        let JobLog::Text(log) = &job.log else {
+            panic!()
+        };
+        let lines: Vec<&str> = log.lines().collect();
+        let failure = lines
+            .iter()
+            .position(|l| l.contains("● refunds › case group 3 › refunds the shipping"))
+            .unwrap();
+        assert!(lines.len() > 2_500, "{}", lines.len());
+        assert!(
+            failure > 1_000 && lines.len() - failure > 1_000,
+            "{failure} of {}",
+            lines.len()
+        );
+        assert!(
+            !lines[lines.len() - 100..]
+                .iter()
+                .any(|l| l.contains("refunds"))
+        );
+        let pipeline = db.projects[0]
+            .pipelines
+            .iter()
+            .find(|p| p.id == 4104)
+            .unwrap();
+        let failed: Vec<&str> = pipeline
+            .test_suites
+            .iter()
+            .flat_map(|s| &s.cases)
+            .filter(|c| c.status == "failed")
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(
+            failed,
+            ["refunds case group 3 refunds the shipping when the whole order is returned"]
+        );
     }
 
     #[test]

@@ -9,11 +9,13 @@ mod export;
 mod markdown;
 mod model;
 mod prompts;
+mod surface;
 
 pub use examples::example_envelope;
 pub use export::catalog_json;
 pub use markdown::catalog_markdown;
 pub use prompts::{PromptError, render_prompt, tool_references};
+pub use surface::{SURFACE_HEADER, catalog_surface};
 
 pub use generated::{Check, GraphqlHandler, Handler, documents};
 pub use model::*;
@@ -21,6 +23,11 @@ pub use model::*;
 mod generated {
     use super::model::*;
     include!(concat!(env!("OUT_DIR"), "/catalog_generated.rs"));
+}
+
+/// The server's own icon (`catalog/icons/server.svg`), as SVG text.
+pub fn server_icon() -> &'static str {
+    generated::SERVER_ICON
 }
 
 /// Every tool, in a stable order.

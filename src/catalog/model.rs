@@ -18,6 +18,9 @@ pub struct ToolSpec {
     pub example: &'static str,
     /// The toolsets (`core`, `ci`...) the tool belongs to, for `--tools`.
     pub toolsets: &'static [&'static str],
+    /// The tool's icon for clients (not the model): the SVG text of the
+    /// file of `catalog/icons/` its catalog file names.
+    pub icon: &'static str,
     pub actions: &'static [ActionSpec],
 }
 
@@ -113,6 +116,9 @@ pub struct ActionSpec {
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
+    /// It can take long (an export, a wait): run as a task for a client
+    /// that declared the tasks extension.
+    pub long_running: bool,
     pub params: &'static [ParamSpec],
     /// Advice shown with a GitLab error of the given HTTP status.
     pub hints: &'static [(u16, &'static str)],

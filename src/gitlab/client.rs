@@ -89,6 +89,52 @@ pub struct Failed {
     pub attempts: u32,
 }
 
+/// A successful answer's body, read as it arrives (`Client::stream`).
+#[derive(Debug)]
+pub struct BodyStream {
+    answer: reqwest::Response,
+    /// For the error of a body that breaks off.
+    host: String,
+    read: usize,
+    limit: usize,
+    limited: bool,
+    /// The request's place among those in flight, kept while it is read.
+    _slot: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl BodyStream {
+    /// The next piece of the body, or `None` at its end or once `limit`
+    /// bytes were read (the last piece is cut to the limit).
+    pub async fn chunk(&mut self) -> Result<Option<bytes::Bytes>, GitLabError> {
+        if self.limited {
+            return Ok(None);
+        }
+        let chunk = self
+            .answer
+            .chunk()
+            .await
+            .map_err(|e| GitLabError::Network {
+                kind: classify(&e),
+                host: self.host.clone(),
+            })?;
+        let Some(mut chunk) = chunk else {
+            return Ok(None);
+        };
+        let room = self.limit - self.read;
+        if chunk.len() >= room {
+            chunk.truncate(room);
+            self.limited = true;
+        }
+        self.read += chunk.len();
+        Ok(Some(chunk))
+    }
+
+    /// Whether reading stopped at the limit rather than at the body's end.
+    pub fn limited(&self) -> bool {
+        self.limited
+    }
+}
+
 /// The few header values the server keeps of an answer.
 struct Facts {
     request_id: Option<String>,
@@ -145,24 +191,64 @@ impl Client {
     /// `RateLimit-Reset`, else back off exponentially with jitter, within
     /// `max_wait` in all.
     pub async fn send(&self, target: &Target, request: &HttpRequest) -> Result<Response, Failed> {
+        self.retrying(request, || async {
+            let _slot = self
+                .slots
+                .acquire()
+                .await
+                .expect("the semaphore is never closed");
+            timed(self.send_once(target, request)).await
+        })
+        .await
+    }
+
+    /// Send a request like `send`, but hand back a successful answer's
+    /// body as it arrives, chunk by chunk, at most `limit` bytes of it: a
+    /// job log can be hundreds of megabytes, and a reader that has what it
+    /// needs stops early (dropping the stream closes the connection). The
+    /// request keeps its place among those in flight until the stream is
+    /// dropped. An error answer is read whole (it is small) and classified
+    /// as `send` does.
+    pub async fn stream(
+        &self,
+        target: &Target,
+        request: &HttpRequest,
+        limit: usize,
+    ) -> Result<BodyStream, Failed> {
+        self.retrying(request, || async {
+            let slot = self
+                .slots
+                .clone()
+                .acquire_owned()
+                .await
+                .expect("the semaphore is never closed");
+            let (answer, _) = timed(self.head_once(target, request)).await?;
+            Ok(BodyStream {
+                answer,
+                host: target.host(),
+                read: 0,
+                limit,
+                limited: false,
+                _slot: slot,
+            })
+        })
+        .await
+    }
+
+    /// One attempt after another, while the failure may be retried (see
+    /// `send`).
+    async fn retrying<T, F, Fut>(&self, request: &HttpRequest, mut attempt: F) -> Result<T, Failed>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, GitLabError>>,
+    {
         let retry = self.settings.retry;
         let mut waited = Duration::ZERO;
         let mut attempts = 0;
         loop {
             attempts += 1;
-            let result = {
-                let _slot = self
-                    .slots
-                    .acquire()
-                    .await
-                    .expect("the semaphore is never closed");
-                let started = std::time::Instant::now();
-                let result = self.send_once(target, request).await;
-                metrics::global().gitlab_request(started.elapsed());
-                result
-            };
-            let error = match result {
-                Ok(response) => return Ok(response),
+            let error = match attempt().await {
+                Ok(answer) => return Ok(answer),
                 Err(error) => error,
             };
             let delay = match retry_delay(&error, request.repeatable(), attempts, retry.base_delay)
@@ -243,6 +329,25 @@ impl Client {
         target: &Target,
         request: &HttpRequest,
     ) -> Result<Response, GitLabError> {
+        let (answer, facts) = self.head_once(target, request).await?;
+        let status = answer.status().as_u16();
+        let body = read_body(answer, target).await?;
+        Ok(Response {
+            status,
+            body,
+            is_json: facts.is_json,
+            pagination: facts.pagination,
+            request_id: facts.request_id,
+        })
+    }
+
+    /// Send one request and read its head: a 2xx answer with its body still
+    /// to read, or the error the whole (error) answer makes.
+    async fn head_once(
+        &self,
+        target: &Target,
+        request: &HttpRequest,
+    ) -> Result<(reqwest::Response, Facts), GitLabError> {
         let builder = self.builder(target, request)?;
         let answer = builder
             .send()
@@ -250,23 +355,16 @@ impl Client {
             .map_err(|e| network_error(&e, target))?;
         let status = answer.status().as_u16();
         let facts = facts(&answer);
-        let body = read_body(answer, target).await?;
         if (200..300).contains(&status) {
-            Ok(Response {
-                status,
-                body,
-                is_json: facts.is_json,
-                pagination: facts.pagination,
-                request_id: facts.request_id,
-            })
-        } else {
-            Err(GitLabError::Status(StatusError::from_parts(
-                status,
-                &body,
-                facts.request_id,
-                facts.retry_after,
-            )))
+            return Ok((answer, facts));
         }
+        let body = read_body(answer, target).await?;
+        Err(GitLabError::Status(StatusError::from_parts(
+            status,
+            &body,
+            facts.request_id,
+            facts.retry_after,
+        )))
     }
 
     /// The reqwest request: URL, method, this call's credentials, body.
@@ -326,6 +424,14 @@ impl Client {
                 .body(bytes.clone()),
         })
     }
+}
+
+/// One attempt, its time recorded in the metrics.
+async fn timed<T>(attempt: impl Future<Output = T>) -> T {
+    let started = std::time::Instant::now();
+    let answer = attempt.await;
+    metrics::global().gitlab_request(started.elapsed());
+    answer
 }
 
 /// Only these header values are kept; the map itself is not copied.
@@ -617,6 +723,74 @@ mod tests {
             Ok(answer) => answer.bytes().await.unwrap_err(),
         };
         classify(&error)
+    }
+
+    /// A server answering every request with `head` then `body`.
+    async fn answering(head: &'static str, body: Vec<u8>) -> Target {
+        let addr = one_connection(move |mut s| async move {
+            read_some(&mut s).await;
+            let _ = s.write_all(head.as_bytes()).await;
+            let _ = s.write_all(&body).await;
+        })
+        .await;
+        Target {
+            api_root: format!("http://{addr}/api/v4"),
+            credentials: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_stream_stops_at_its_limit_and_an_error_answer_is_classified() {
+        let client = Client::new(ClientSettings::default()).unwrap();
+        let target = answering(
+            "HTTP/1.1 200 OK\r\ncontent-length: 100000\r\n\r\n",
+            vec![b'a'; 100_000],
+        )
+        .await;
+        let mut stream = client
+            .stream(&target, &HttpRequest::get("/log"), 10_000)
+            .await
+            .unwrap();
+        let mut read = 0;
+        while let Some(chunk) = stream.chunk().await.unwrap() {
+            read += chunk.len();
+        }
+        assert_eq!(read, 10_000);
+        assert!(stream.limited());
+
+        let target = answering(
+            "HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n",
+            b"short".to_vec(),
+        )
+        .await;
+        let mut stream = client
+            .stream(&target, &HttpRequest::get("/log"), 10_000)
+            .await
+            .unwrap();
+        assert_eq!(
+            stream.chunk().await.unwrap().as_deref(),
+            Some(&b"short"[..])
+        );
+        assert_eq!(stream.chunk().await.unwrap(), None);
+        assert!(!stream.limited());
+
+        let body = br#"{"message":"404 Job Not Found"}"#;
+        let target = answering(
+            "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: 31\r\n\r\n",
+            body.to_vec(),
+        )
+        .await;
+        let failed = client
+            .stream(&target, &HttpRequest::get("/log"), 10_000)
+            .await
+            .unwrap_err();
+        let GitLabError::Status(status) = failed.error else {
+            panic!("{:?}", failed.error)
+        };
+        assert_eq!(
+            (status.status, status.message.as_deref()),
+            (404, Some("404 Job Not Found"))
+        );
     }
 
     #[tokio::test]

@@ -49,6 +49,18 @@ impl Target {
     pub fn has_token(&self) -> bool {
         self.credentials.is_some()
     }
+
+    /// A SHA-256 of the token and the API root: the key of what belongs to
+    /// one caller (its scopes, its tasks) without holding the token.
+    /// `None` without a token.
+    pub fn fingerprint(&self) -> Option<[u8; 32]> {
+        let credentials = self.credentials.as_ref()?;
+        let mut material = credentials.token.expose().as_bytes().to_vec();
+        material.push(b'\n');
+        material.extend_from_slice(self.api_root.as_bytes());
+        let digest = ring::digest::digest(&ring::digest::SHA256, &material);
+        Some(digest.as_ref().try_into().expect("SHA-256 is 32 bytes"))
+    }
 }
 
 /// Why a GitLab address is not usable.

@@ -19,7 +19,9 @@ pub mod poll;
 mod raw_upload;
 mod review;
 mod review_context;
+mod triage;
 mod upload;
+mod wait;
 mod wait_merge;
 
 use crate::catalog::{Handler, RestRoute};
@@ -95,6 +97,8 @@ pub fn request(call: &ValidatedCall, route: &RestRoute) -> Result<HttpRequest, S
             | Handler::LineComment
             | Handler::Review
             | Handler::ReviewContext
+            | Handler::Triage
+            | Handler::Wait
             | Handler::WaitMerge,
         ) => Ok(request::build(call, route)),
     }
@@ -112,6 +116,8 @@ pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
         Some(Handler::LineComment) => Box::pin(line_comment::run(call, route, gitlab)).await,
         Some(Handler::Review) => Box::pin(review::run(call, route, gitlab)).await,
         Some(Handler::ReviewContext) => Box::pin(review_context::run(call, route, gitlab)).await,
+        Some(Handler::Triage) => Box::pin(triage::run(call, route, gitlab)).await,
+        Some(Handler::Wait) => Box::pin(wait::run(call, route, gitlab)).await,
         Some(Handler::WaitMerge) => Box::pin(wait_merge::run(call, route, gitlab)).await,
         Some(Handler::ArtifactList) => {
             one_request(call, route, gitlab, artifact_list::answer).await

@@ -7,12 +7,16 @@
 //! secret, or a refusal with a pointer to the protected-resource
 //! metadata), the concurrency bounds (`limits.rs`), the body deadline and,
 //! with `--stateful`, the session bound (`session_bound.rs`). Only then
-//! does rmcp see it, with the request's `Target` in its extensions. A
+//! does rmcp see it, with the request's `Target` in its extensions, and its
+//! token's scopes entry (`token_scopes.rs`: asked of GitLab once per token
+//! and kept a few minutes, so each token is offered what it may do). A
 //! refusal is sent once the request's body is read (within the body bound
 //! and a short time), else with `Connection: close`: the connection stays
-//! usable, as OAuth discovery after a 401 needs. Nothing is kept between requests (but
-//! `--stateful`'s sessions), so any number of instances can serve behind a
-//! plain load balancer.
+//! usable, as OAuth discovery after a 401 needs. Nothing a request needs is
+//! kept between requests but `--stateful`'s sessions and the tasks the MCP
+//! layer runs (a task is polled at the instance that started it); the
+//! scopes are a cache any instance fills again. So any number of instances
+//! can serve behind a plain load balancer.
 
 mod credentials;
 mod guard;
@@ -22,6 +26,7 @@ mod ops;
 mod refusal;
 mod session_bound;
 pub mod settings;
+mod token_scopes;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -46,6 +51,7 @@ pub use guard::Guard;
 use limits::{Limits, Permit};
 use refusal::Refusal;
 pub use settings::{CallerAuth, HttpSettings, SettingsError, public_url_host};
+use token_scopes::ScopeCache;
 
 /// What every handler shares.
 pub struct AppState {
@@ -60,6 +66,8 @@ pub struct AppState {
     body_timeout: Duration,
     /// Legacy sessions, when `--stateful`.
     sessions: Option<Arc<BoundedSessions>>,
+    /// Each token's scopes, by a hash of the token.
+    scopes: ScopeCache,
 }
 
 impl AppState {
@@ -127,14 +135,24 @@ impl AppState {
         let read = axum::body::to_bytes(body, self.max_body_bytes);
         match tokio::time::timeout(self.body_timeout, read).await {
             Ok(Ok(body)) => Ok(body),
-            Ok(Err(_)) => Err(Refusal::BodyTooLarge {
+            // `to_bytes` fails for a body over the bound and for one that
+            // breaks off; only the first is "too large".
+            Ok(Err(e)) if over_the_bound(&e) => Err(Refusal::BodyTooLarge {
                 limit: self.max_body_bytes,
             }),
+            Ok(Err(_)) => Err(Refusal::BodyBroken),
             Err(_) => Err(Refusal::BodyTooSlow {
                 timeout: self.body_timeout,
             }),
         }
     }
+}
+
+/// Whether reading a body failed on `to_bytes`'s limit (http-body-util's
+/// `LengthLimitError`, which axum wraps), rather than on the body itself.
+fn over_the_bound(error: &axum::Error) -> bool {
+    std::error::Error::source(error)
+        .is_some_and(|inner| inner.is::<http_body_util::LengthLimitError>())
 }
 
 /// The whole application: operator endpoints, metadata, sign-in, the
@@ -182,6 +200,7 @@ pub fn app(
         max_body_bytes: settings.max_body_bytes,
         body_timeout: settings.body_timeout,
         sessions: sessions.clone(),
+        scopes: ScopeCache::default(),
     });
     let guard = Arc::new(guard::Guard::new(
         settings.host_entries(),
@@ -247,6 +266,9 @@ async fn admit(
         session_bound::check(sessions, &parts.headers, &body).await?;
     }
     let mut request = Request::from_parts(parts, Body::from(body));
+    if let Some(scopes) = state.scopes.entry(&resolved.target) {
+        request.extensions_mut().insert(scopes);
+    }
     request.extensions_mut().insert(resolved.target);
     Ok(next.run(request).await)
 }

@@ -32,6 +32,9 @@ pub enum Refusal {
     BodyTooLarge { limit: usize },
     /// 408: the body did not arrive within the body deadline.
     BodyTooSlow { timeout: Duration },
+    /// 400: the body broke off before its declared end (the client closed
+    /// its side, or its chunked encoding is malformed).
+    BodyBroken,
     /// 503 or 429: a concurrency bound is full (`limits.rs`).
     Busy(Full),
     /// 503: `--stateful`'s sessions are at their bound (`session_bound.rs`).
@@ -48,7 +51,10 @@ impl Refusal {
     pub fn leaves_body_unread(&self) -> bool {
         matches!(
             self,
-            Refusal::HostOrOrigin(_) | Refusal::BodyTooLarge { .. } | Refusal::BodyTooSlow { .. }
+            Refusal::HostOrOrigin(_)
+                | Refusal::BodyTooLarge { .. }
+                | Refusal::BodyTooSlow { .. }
+                | Refusal::BodyBroken
         )
     }
 
@@ -86,6 +92,7 @@ impl Refusal {
             Refusal::Denied { .. } => StatusCode::UNAUTHORIZED,
             Refusal::BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Refusal::BodyTooSlow { .. } => StatusCode::REQUEST_TIMEOUT,
+            Refusal::BodyBroken => StatusCode::BAD_REQUEST,
             Refusal::Busy(Full::Server) | Refusal::SessionsFull => StatusCode::SERVICE_UNAVAILABLE,
             Refusal::Busy(Full::Credential) => StatusCode::TOO_MANY_REQUESTS,
         }
@@ -102,6 +109,7 @@ impl Refusal {
             Refusal::HostOrOrigin(_) => "forbidden",
             Refusal::BodyTooLarge { .. } => "payload_too_large",
             Refusal::BodyTooSlow { .. } => "request_timeout",
+            Refusal::BodyBroken => "invalid_request",
             Refusal::Busy(_) => "too_many_requests",
             Refusal::SessionsFull => "too_many_sessions",
         }
@@ -126,6 +134,7 @@ impl Refusal {
                 timeout.as_secs()
             )
             .into(),
+            Refusal::BodyBroken => "the request body ended before its declared length".into(),
             Refusal::Busy(Full::Server) => {
                 "this server is serving as many requests as it may; retry shortly".into()
             }
@@ -147,6 +156,7 @@ impl Refusal {
             Refusal::HostOrOrigin(_) => "host_or_origin",
             Refusal::BodyTooLarge { .. } => "body_too_large",
             Refusal::BodyTooSlow { .. } => "body_too_slow",
+            Refusal::BodyBroken => "body_broken",
             Refusal::Busy(Full::Server) => "server_busy",
             Refusal::Busy(Full::Credential) => "token_busy",
             Refusal::SessionsFull => "sessions_full",

@@ -36,9 +36,11 @@ pub struct EndpointOptions {
 }
 
 /// A router serving MCP at `path`. Every request must carry a `Target` in
-/// its extensions (the HTTP layer resolves it from the request's headers).
+/// its extensions (the HTTP layer resolves it from the request's headers),
+/// and, when it has a token, that token's `Arc<KnownScopes>`.
 pub fn router(engine: Arc<Engine>, path: &str, options: EndpointOptions) -> axum::Router {
-    let tools = Arc::new(super::tools::tool_list(engine.tools()));
+    let tools = Arc::new(super::tools::ToolLists::default());
+    let tasks = Arc::new(super::tasks::Tasks::default());
     let call_timeout = options.call_timeout;
     let introduction = Arc::new(options.introduction);
     let factory = move || {
@@ -47,6 +49,7 @@ pub fn router(engine: Arc<Engine>, path: &str, options: EndpointOptions) -> axum
             tools.clone(),
             introduction.clone(),
             call_timeout,
+            tasks.clone(),
         ))
     };
     let mut config = StreamableHttpServerConfig::default()

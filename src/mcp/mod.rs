@@ -1,12 +1,16 @@
 //! MCP glue: the only module that knows rmcp.
 
+mod completions;
 pub mod http;
+mod icons;
 mod introduction;
 mod prompts;
+mod resources;
 mod server;
 pub mod sessions;
 mod stdio;
 mod stdio_lines;
+mod tasks;
 pub mod tools;
 
 pub use introduction::Introduction;
@@ -16,14 +20,23 @@ use std::sync::Arc;
 
 use rmcp::ServiceExt;
 
-use crate::engine::Engine;
+use crate::engine::{Engine, KnownScopes};
 
-/// Serve MCP on stdin/stdout until the client disconnects.
+/// Serve MCP on stdin/stdout until the client disconnects. The token's
+/// scopes are asked of GitLab at once, beside the handshake; the first
+/// request that needs them (`tools/list`, a call) waits for that answer.
 pub async fn serve_stdio(
     engine: Arc<Engine>,
     introduction: Introduction,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let server = GitLabServer::new(engine, introduction);
+    let scopes = Arc::new(KnownScopes::new());
+    tokio::spawn({
+        let (engine, scopes) = (engine.clone(), scopes.clone());
+        async move {
+            scopes.get(&engine, engine.default_target()).await;
+        }
+    });
+    let server = GitLabServer::new(engine, introduction, scopes);
     let versions = rmcp::ServerHandler::supported_protocol_versions(&server);
     let (read, write) = rmcp::transport::io::stdio_pipes();
     let transport = stdio_lines::LineTransport::new(read, write);

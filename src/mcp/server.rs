@@ -7,6 +7,9 @@
 //! sessions up to 2025-11-25 whose client declared elicitation, an
 //! input-required result on 2026-07-28 sessions; otherwise it is refused.
 //! A declined or cancelled question sends nothing.
+//!
+//! A long-running action called by a client that declared the tasks
+//! extension is started as a task (`tasks.rs`) and answered with it.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -14,18 +17,25 @@ use std::sync::Arc;
 use futures::FutureExt as _;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
-    ElicitRequestParams, ElicitationAction, ElicitationSchema, GetPromptRequestParams,
-    GetPromptResponse, Implementation, InputRequest, InputRequests, InputRequiredResult,
-    ListPromptsResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    CompleteRequestParams, CompleteResult, CompletionInfo, ContentBlock, CreateTaskResult,
+    ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema,
+    GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, Implementation,
+    InputRequest, InputRequests, InputRequiredResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 
 use super::Introduction;
-use crate::engine::{CallContext, Engine, Outcome, Progress};
+use super::tasks::{TaskCall, Tasks};
+use super::tools::ToolLists;
+use crate::engine::{
+    CallContext, Engine, KnownScopes, Outcome, Progress, SCOPES_TTL, Scopes, Surface,
+};
 use crate::gitlab::Target;
 use crate::render::Output;
 
@@ -35,12 +45,17 @@ const CONFIRM_KEY: &str = "confirm";
 #[derive(Clone)]
 pub struct GitLabServer {
     engine: Arc<Engine>,
-    tools: Arc<Vec<Tool>>,
+    tools: Arc<ToolLists>,
     introduction: Arc<Introduction>,
     targets: Targets,
+    /// The server's token's scopes (stdio); over HTTP each request brings
+    /// its token's.
+    scopes: Option<Arc<KnownScopes>>,
     /// The most a tool call may take; past it the call is dropped (its
     /// GitLab request aborted) and the model told so.
     call_timeout: Option<std::time::Duration>,
+    /// The process's tasks, shared by every server of the process.
+    tasks: Arc<Tasks>,
 }
 
 /// Where the target (GitLab and credentials) of a call comes from.
@@ -64,31 +79,61 @@ enum Asking {
 }
 
 impl GitLabServer {
-    pub fn new(engine: Arc<Engine>, introduction: Introduction) -> Self {
-        let tools = Arc::new(super::tools::tool_list(engine.tools()));
+    /// The server of one user (stdio): its calls go to the server's target,
+    /// with what `scopes` says the server's token may do.
+    pub fn new(engine: Arc<Engine>, introduction: Introduction, scopes: Arc<KnownScopes>) -> Self {
         GitLabServer {
             engine,
-            tools,
+            tools: Arc::default(),
             introduction: Arc::new(introduction),
             targets: Targets::Server,
+            scopes: Some(scopes),
             call_timeout: None,
+            tasks: Arc::default(),
         }
     }
 
-    /// A server whose calls go where each HTTP request says.
+    /// A server whose calls go where each HTTP request says; `tools` and
+    /// `tasks` are shared by the servers of every request.
     pub fn per_request(
         engine: Arc<Engine>,
-        tools: Arc<Vec<Tool>>,
+        tools: Arc<ToolLists>,
         introduction: Arc<Introduction>,
         call_timeout: Option<std::time::Duration>,
+        tasks: Arc<Tasks>,
     ) -> Self {
         GitLabServer {
             engine,
             tools,
             introduction,
             targets: Targets::PerRequest,
+            scopes: None,
             call_timeout,
+            tasks,
         }
+    }
+
+    /// What the caller's token may do: the server's token's scopes, or
+    /// those the HTTP layer found for the request's token; `None` when
+    /// they are not known (every action the policy allows is offered).
+    async fn scopes(&self, context: &RequestContext<RoleServer>) -> Option<Scopes> {
+        let known = match self.targets {
+            Targets::Server => self.scopes.clone(),
+            Targets::PerRequest => context
+                .extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<Arc<KnownScopes>>())
+                .cloned(),
+        }?;
+        let target = self.target(context).ok()?;
+        known.get(&self.engine, &target).await.cloned()
+    }
+
+    /// The surface the caller's token is offered.
+    async fn surface(&self, context: &RequestContext<RoleServer>) -> Surface {
+        self.scopes(context)
+            .await
+            .map_or(Surface::Full, |scopes| scopes.surface())
     }
 
     /// Where this call goes, and as whom. Over HTTP, only the request's own
@@ -112,12 +157,13 @@ impl GitLabServer {
     /// future aborts its GitLab request.
     async fn run(
         &self,
-        request: &CallToolRequestParams,
+        tool: &str,
         arguments: Map<String, Value>,
         confirmed: bool,
         context: &RequestContext<RoleServer>,
     ) -> Result<Outcome, ErrorData> {
         let target = self.target(context)?;
+        let scopes = self.scopes(context).await;
         let progress = context
             .meta
             .get_progress_token()
@@ -125,12 +171,13 @@ impl GitLabServer {
         // Boxed once: the call's future is kilobytes, and inline it would be
         // copied at every move (the panic guard, the select).
         let call = unless_it_panics(
-            &request.name,
+            tool,
             Box::pin(self.engine.call(
-                &request.name,
+                tool,
                 arguments,
                 CallContext {
                     target: &target,
+                    scopes: scopes.as_ref(),
                     confirmed,
                     progress: progress.as_ref().map(|p| p as &dyn Progress),
                 },
@@ -145,15 +192,14 @@ impl GitLabServer {
         let result = tokio::select! {
             outcome = call => outcome,
             () = context.ct.cancelled() => {
-                tracing::info!(tool = %request.name, "call cancelled by the client");
+                tracing::info!(tool, "call cancelled by the client");
                 Err(ErrorData::internal_error("request cancelled", None))
             }
             () = timeout => {
                 let limit = self.call_timeout.unwrap_or_default().as_secs();
-                tracing::info!(tool = %request.name, limit, "call timed out");
+                tracing::info!(tool, limit, "call timed out");
                 Ok(Outcome::Done(Output::error(format!(
-                    "{}: stopped after {limit} s, this server's limit for one call (GITLAB_MCP_HTTP_CALL_TIMEOUT); whatever GitLab did before then may have happened. Ask for less (a page, a line range).",
-                    request.name
+                    "{tool}: stopped after {limit} s, this server's limit for one call (GITLAB_MCP_HTTP_CALL_TIMEOUT); whatever GitLab did before then may have happened. Ask for less (a page, a line range)."
                 ))))
             }
         };
@@ -162,6 +208,34 @@ impl GitLabServer {
             progress.finish().await;
         }
         result
+    }
+
+    /// A long-running call of a client that declared the tasks extension,
+    /// started as a task; `None`: answer it inline.
+    async fn as_task(
+        &self,
+        tool: &str,
+        arguments: &Map<String, Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Option<CreateTaskResult>, ErrorData> {
+        let declared = context
+            .client_capabilities()
+            .is_some_and(|c| c.supports_tasks());
+        if !declared {
+            return Ok(None);
+        }
+        let scopes = self.scopes(context).await;
+        let surface = scopes.as_ref().map_or(Surface::Full, Scopes::surface);
+        if !super::tasks::long_running(self.engine.tools_for(surface), tool, arguments) {
+            return Ok(None);
+        }
+        Ok(self.tasks.start(TaskCall {
+            engine: self.engine.clone(),
+            tool: tool.to_string(),
+            arguments: arguments.clone(),
+            target: self.target(context)?,
+            scopes,
+        }))
     }
 
     /// Ask the user on a session that allows server requests.
@@ -262,11 +336,8 @@ fn accepted(action: ElicitationAction, content: Option<&Value>) -> bool {
 /// Binds a confirmation to the call it was asked for: the tool and its
 /// arguments, hashed (FNV-1a). A client retrying another call with the
 /// same answer is asked again.
-fn call_digest(tool: &str, arguments: Option<&Map<String, Value>>) -> String {
-    let arguments = match arguments {
-        Some(arguments) => serde_json::to_string(arguments).expect("a JSON map serializes"),
-        None => "{}".to_string(),
-    };
+fn call_digest(tool: &str, arguments: &Map<String, Value>) -> String {
+    let arguments = serde_json::to_string(arguments).expect("a JSON map serializes");
     let text = format!("{tool}\n{arguments}");
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in text.bytes() {
@@ -312,10 +383,7 @@ fn asking(context: &RequestContext<RoleServer>) -> Asking {
     let can_elicit = context
         .client_capabilities()
         .is_some_and(|c| c.elicitation.is_some());
-    let modern = context
-        .protocol_version()
-        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
-    match (can_elicit, modern) {
+    match (can_elicit, modern(context)) {
         (false, _) => Asking::Impossible,
         (true, true) => Asking::InputRequired,
         (true, false) => Asking::Elicit,
@@ -336,7 +404,21 @@ fn input_required(question: String, digest: String) -> CallToolResponse {
     CallToolResponse::InputRequired(InputRequiredResult::new(Some(requests), Some(digest)))
 }
 
-fn to_result(output: Output) -> CallToolResult {
+/// Whether the session speaks 2026-07-28 or later.
+fn modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
+}
+
+/// SEP-2549's caching hints for a list, on 2026-07-28 sessions: the lists
+/// follow the caller's token (its scopes, read again after `SCOPES_TTL`
+/// over HTTP), so only that caller may reuse them, for that long.
+fn list_hints(context: &RequestContext<RoleServer>) -> Option<(u64, CacheScope)> {
+    modern(context).then(|| (SCOPES_TTL.as_millis() as u64, CacheScope::Private))
+}
+
+pub(super) fn to_result(output: Output) -> CallToolResult {
     let content = vec![ContentBlock::text(output.text)];
     let mut result = if output.is_error {
         CallToolResult::error(content)
@@ -351,13 +433,17 @@ impl ServerHandler for GitLabServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
-                .enable_tools()
+                .enable_completions()
                 .enable_prompts()
+                .enable_resources()
+                .enable_tasks()
+                .enable_tools()
                 .build(),
         )
         .with_server_info(
             Implementation::new("gitlab-mcp", env!("CARGO_PKG_VERSION"))
-                .with_title(self.introduction.title()),
+                .with_title(self.introduction.title())
+                .with_icons(vec![super::icons::icon(crate::catalog::server_icon())]),
         )
         .with_instructions(self.introduction.instructions())
     }
@@ -365,36 +451,154 @@ impl ServerHandler for GitLabServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+        let surface = self.surface(&context).await;
+        let tools = self.tools.get(&self.engine, surface);
+        let result = ListToolsResult::with_all_items(tools.as_ref().clone());
+        Ok(match list_hints(&context) {
+            Some((ttl, scope)) => result.with_ttl_ms(ttl).with_cache_scope(scope),
+            None => result,
+        })
     }
 
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(ListPromptsResult::with_all_items(super::prompts::listed(
-            self.engine.tools(),
-        )))
+        let surface = self.surface(&context).await;
+        let result = ListPromptsResult::with_all_items(super::prompts::listed(
+            self.engine.tools_for(surface),
+        ));
+        Ok(match list_hints(&context) {
+            Some((ttl, scope)) => result.with_ttl_ms(ttl).with_cache_scope(scope),
+            None => result,
+        })
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let result = ListResourcesResult::with_all_items(Vec::new());
+        Ok(match list_hints(&context) {
+            Some((ttl, scope)) => result.with_ttl_ms(ttl).with_cache_scope(scope),
+            None => result,
+        })
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let surface = self.surface(&context).await;
+        let result = ListResourceTemplatesResult::with_all_items(super::resources::templates(
+            self.engine.tools_for(surface),
+        ));
+        Ok(match list_hints(&context) {
+            Some((ttl, scope)) => result.with_ttl_ms(ttl).with_cache_scope(scope),
+            None => result,
+        })
+    }
+
+    /// Values for a prompt argument or a template variable, from one
+    /// GitLab read within `completions::TIME_LIMIT`; a failure is an empty
+    /// completion, logged.
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let surface = self.surface(&context).await;
+        let source = super::completions::source(self.engine.tools_for(surface), &request)?;
+        let typed = request.argument.value.as_str();
+        let project = request
+            .context
+            .as_ref()
+            .and_then(|c| c.get_argument("project"))
+            .map(String::as_str);
+        let Some(read) = source.read(typed, project) else {
+            return Ok(CompleteResult::default());
+        };
+        let target = self.target(&context)?;
+        let scopes = self.scopes(&context).await;
+        let call = CallContext {
+            target: &target,
+            scopes: scopes.as_ref(),
+            confirmed: false,
+            progress: None,
+        };
+        let answer = tokio::time::timeout(
+            super::completions::TIME_LIMIT,
+            self.engine.read_json(read.tool, read.arguments, call),
+        )
+        .await;
+        let completion = match answer {
+            Ok(Ok((value, pagination))) => source.values(typed, &value, &pagination),
+            Ok(Err(why)) => {
+                tracing::info!(tool = read.tool, %why, "completion: no values");
+                CompletionInfo::default()
+            }
+            Err(_) => {
+                tracing::info!(
+                    tool = read.tool,
+                    "completion: GitLab did not answer in time"
+                );
+                CompletionInfo::default()
+            }
+        };
+        Ok(CompleteResult::new(completion))
+    }
+
+    /// A resource is read by the tool call its URI stands for, through the
+    /// engine: the same policy, scopes, lockdown and rendering as the tool.
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let call = super::resources::call(&request.uri)?;
+        let output = match self.run(call.tool, call.arguments, false, &context).await? {
+            Outcome::Done(output) => output,
+            // Reads are never held for confirmation; refuse if one were.
+            Outcome::NeedsConfirmation { refusal, .. } => Output::error(refusal),
+        };
+        let result = super::resources::contents(&request.uri, output)?;
+        let result = if modern(&context) {
+            // GitLab's data changes: read it again each time.
+            result.with_ttl_ms(0).with_cache_scope(CacheScope::Private)
+        } else {
+            result
+        };
+        Ok(result.into())
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        let surface = self.surface(&context).await;
         super::prompts::get(
-            self.engine.tools(),
+            self.engine.tools_for(surface),
             &request.name,
             request.arguments.as_ref(),
         )
         .map(Into::into)
     }
 
+    /// rmcp checks a call's arguments against this schema before
+    /// `call_tool`: the whole policy's, so that an action the token's
+    /// scopes close reaches the engine, which names the scope it needs.
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.iter().find(|t| t.name == name).cloned()
+        self.tools
+            .get(&self.engine, Surface::Full)
+            .iter()
+            .find(|t| t.name == name)
+            .cloned()
     }
 
     async fn call_tool(
@@ -402,16 +606,25 @@ impl ServerHandler for GitLabServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let arguments = || request.arguments.clone().unwrap_or_default();
+        let none = Map::new();
+        let arguments = request.arguments.as_ref().unwrap_or(&none);
+        if let Some(task) = self.as_task(&request.name, arguments, &context).await? {
+            return Ok(CallToolResponse::Task(task));
+        }
         // The digest binds an answer to its call; it is needed only when the
         // call carries an answer or a question is asked (a few calls).
-        let digest = || call_digest(&request.name, request.arguments.as_ref());
+        let digest = || call_digest(&request.name, arguments);
         let answer = input_answer(&request, digest);
         if answer == Some(false) {
             return Ok(to_result(declined(&request)).into());
         }
         let outcome = self
-            .run(&request, arguments(), answer == Some(true), &context)
+            .run(
+                &request.name,
+                arguments.clone(),
+                answer == Some(true),
+                &context,
+            )
             .await?;
         let (question, refusal) = match outcome {
             Outcome::Done(output) => return Ok(to_result(output).into()),
@@ -422,7 +635,10 @@ impl ServerHandler for GitLabServer {
             Asking::Impossible => refused(),
             Asking::InputRequired => Ok(input_required(question, digest())),
             Asking::Elicit => match self.elicit(&context, &question).await {
-                Some(true) => match self.run(&request, arguments(), true, &context).await? {
+                Some(true) => match self
+                    .run(&request.name, arguments.clone(), true, &context)
+                    .await?
+                {
                     Outcome::Done(output) => Ok(to_result(output).into()),
                     Outcome::NeedsConfirmation { .. } => refused(),
                 },
@@ -430,6 +646,31 @@ impl ServerHandler for GitLabServer {
                 None => refused(),
             },
         }
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let task = self.tasks.get(&request.task_id, &self.target(&context)?)?;
+        Ok(GetTaskResult::new(task))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.update(&request.task_id, &self.target(&context)?)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel(&request.task_id, &self.target(&context)?)
     }
 }
 

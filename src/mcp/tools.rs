@@ -6,12 +6,13 @@
 //! `help` action and in validation errors, not here: the list is paid for on
 //! every turn of every conversation.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
 use crate::catalog::{Returns, Route, ToolSpec};
+use crate::engine::{Engine, Surface};
 
 /// How answers mark GitLab's content (`render::untrusted`), said once per
 /// tool since a client may offer only some of the tools.
@@ -107,15 +108,42 @@ pub fn tool(spec: &ToolSpec) -> Tool {
     Tool::new(spec.name, description, Arc::new(schema))
         .with_title(spec.title)
         .with_annotations(annotations)
+        .with_icons(vec![super::icons::icon(spec.icon)])
 }
 
 pub fn tool_list(specs: &[ToolSpec]) -> Vec<Tool> {
     specs.iter().map(tool).collect()
 }
 
+/// The tool list of each surface a token's scopes give, built the first
+/// time a token with that surface lists its tools, then shared.
+#[derive(Debug, Default)]
+pub struct ToolLists {
+    lists: [OnceLock<Arc<Vec<Tool>>>; Surface::ALL.len()],
+}
+
+impl ToolLists {
+    pub fn get(&self, engine: &Engine, surface: Surface) -> Arc<Vec<Tool>> {
+        self.lists[surface.index()]
+            .get_or_init(|| Arc::new(tool_list(engine.tools_for(surface))))
+            .clone()
+    }
+}
+
 /// The tool list as JSON, `{"tools": [...]}`, exactly as `tools/list`
 /// carries it (the protocol adds only its own result fields).
 pub fn tool_list_json(specs: &[ToolSpec]) -> String {
     let tools = tool_list(specs);
+    serde_json::to_string(&json!({ "tools": tools })).expect("tool list serializes")
+}
+
+/// What of the tool list reaches the model: each tool's name, description
+/// and input schema, as JSON. Titles, annotations and icons are the
+/// client's.
+pub fn model_view_json(specs: &[ToolSpec]) -> String {
+    let tools: Vec<Value> = tool_list(specs)
+        .into_iter()
+        .map(|t| json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema}))
+        .collect();
     serde_json::to_string(&json!({ "tools": tools })).expect("tool list serializes")
 }

@@ -7,17 +7,20 @@
 //! the allowed actions, so the tool list, the schemas, the help, the
 //! suggestions and the dispatcher never see the others. `refusal` explains a
 //! call to an action that was pruned; `hold` (`hold.rs`) stops a validated
-//! call that may not go as it is.
+//! call that may not go as it is. A token's scopes narrow the catalog
+//! further (`scopes.rs`): one more pruned catalog per `Surface`.
 
 mod hold;
 pub mod lockdown;
 mod patterns;
 pub mod quick_actions;
+mod scopes;
 
 use crate::catalog::{self, ActionSpec, Local, ParamSpec, Route, ToolSpec};
 
 pub use hold::Hold;
 pub use patterns::Pattern;
+pub use scopes::{Scopes, Surface};
 
 /// How much the server may change in GitLab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -133,7 +136,13 @@ impl Policy {
     /// but `help` are gone. Built once at start-up and kept for the life of
     /// the process, hence `'static`.
     pub fn prune(&self, tools: &'static [ToolSpec]) -> &'static [ToolSpec] {
-        if self.is_unrestricted() {
+        self.prune_for(tools, Surface::Full)
+    }
+
+    /// The catalog a token with this surface is offered: the allowed
+    /// actions its scopes open. Built at most once per surface.
+    pub fn prune_for(&self, tools: &'static [ToolSpec], surface: Surface) -> &'static [ToolSpec] {
+        if self.is_unrestricted() && surface == Surface::Full {
             return tools;
         }
         let mut out = Vec::new();
@@ -141,7 +150,11 @@ impl Policy {
             let kept: Vec<&ActionSpec> = tool
                 .actions
                 .iter()
-                .filter(|a| a.route != Route::Local(Local::Help) && self.refusal(tool, a).is_none())
+                .filter(|a| {
+                    a.route != Route::Local(Local::Help)
+                        && self.refusal(tool, a).is_none()
+                        && surface.allows(a)
+                })
                 .collect();
             if kept.is_empty() {
                 continue;

@@ -13,6 +13,7 @@ mod diff;
 mod failure;
 pub mod graphql;
 mod json;
+pub mod log_scan;
 mod pagination;
 mod terminal;
 mod text;

@@ -24,6 +24,16 @@ pub fn clean_log(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// One line (without its line break) as a terminal leaves it, for readers
+/// that take a log line by line (`log_scan`).
+pub(super) fn clean_line(line: &str) -> String {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    if !line.contains(['\x1b', '\r']) {
+        return line.to_string();
+    }
+    screen_line(line).into_iter().collect()
+}
+
 /// One line as a terminal leaves it: characters written at the cursor,
 /// `\r` back to the start, `ESC[K` erasing to the end; every other escape
 /// (colours, OSC links) dropped.

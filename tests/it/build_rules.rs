@@ -2,9 +2,10 @@
 //! small catalogs: it reports every mistake at once, each naming its file,
 //! item and field (a mistyped kind, an unknown toolset, handler or check, a
 //! word outside a closed set, a path parameter that contradicts its
-//! template), in every file even after one fails; it infers path
-//! parameters from the placeholders, finds a tool file's own `[params]`,
-//! and writes the `Handler` and `Check` enums; the JSON it embeds is JSON.
+//! template, an icon without its SVG), in every file even after one fails;
+//! it infers path parameters from the placeholders, finds a tool file's
+//! own `[params]`, embeds each tool's icon, and writes the `Handler` and
+//! `Check` enums; the JSON it embeds is JSON.
 
 use gitlab_mcp_catalog::{Generated, Problem, Problems, Sources, compile_sources, json};
 
@@ -38,10 +39,12 @@ peer_toolsets = {}
 peer_tools = {}
 "#;
 
+const ICON: &str = "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 24 24'/>";
+
 /// A tool file of one action, `list`, on `/projects/{project_id}/issues`.
 fn tool(name: &str, toolsets: &str, action_extra: &str) -> String {
     format!(
-        r#"
+        r#"icon = "issue"
 name = "{name}"
 title = "A tool"
 toolsets = {toolsets}
@@ -76,6 +79,9 @@ fn catalog(tools: &[(&str, String)]) -> Sources {
         catalog_dir: "catalog".into(),
         src_dir: "src".into(),
         files: files.into_iter().collect(),
+        icons: [("issue", ICON), ("server", ICON)]
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .into(),
         handler_files: ["upload".to_string()].into(),
         check_files: ["commit_actions".to_string()].into(),
         ..Sources::default()
@@ -241,6 +247,65 @@ fn an_unknown_toolset_fails_naming_the_file() {
             "",
             Some("toolsets"),
             "toolset `cor` is not declared in catalog/_shared.toml [toolsets] (declared: core)"
+        )]
+    );
+}
+
+#[test]
+fn an_icon_without_its_svg_and_a_catalog_without_the_server_s_fail_naming_the_file() {
+    let file = tool("gitlab_issue", r#"["core"]"#, r#"returns = "issue[]""#)
+        .replace(r#"icon = "issue""#, r#"icon = "isue""#);
+    let mut sources = catalog(&[("gitlab_issue", file)]);
+    sources.icons.remove("server");
+    let problems = match compile_sources(&sources, None) {
+        Ok(_) => Vec::new(),
+        Err(Problems(problems)) => problems,
+    };
+    assert_eq!(
+        problems,
+        [
+            problem(
+                "catalog/gitlab_issue.toml",
+                "",
+                Some("icon"),
+                "`isue` has no file catalog/icons/isue.svg (icons: issue)"
+            ),
+            problem(
+                "catalog/icons/server.svg",
+                "",
+                None,
+                "missing: the server's own icon"
+            ),
+        ]
+    );
+    let code = compiled(&[(
+        "gitlab_issue",
+        tool(
+            "gitlab_issue",
+            r#"["core"]"#,
+            "returns = \"issue[]\"\nlong_running = true",
+        ),
+    )])
+    .code;
+    assert!(code.contains(&format!("icon: {ICON:?},")), "{code}");
+    assert!(code.contains("long_running: true,"), "{code}");
+}
+
+#[test]
+fn a_destructive_action_cannot_be_long_running() {
+    let file = tool(
+        "gitlab_issue",
+        r#"["core"]"#,
+        "returns = \"issue[]\"\nlong_running = true",
+    )
+    .replace("destructive = false", "destructive = true");
+    assert_eq!(
+        problems(&[("gitlab_issue", file)]),
+        [problem(
+            "catalog/gitlab_issue.toml",
+            "action `list`",
+            Some("long_running"),
+            "a destructive action cannot be long-running: a task has no one to confirm it"
         )]
     );
 }
@@ -640,6 +705,7 @@ fn graphql_tool(document: &str, extra: &str, variables: &str) -> String {
 name = "gitlab_work_item"
 title = "Work items"
 toolsets = ["core"]
+icon = "issue"
 summary = "Work items."
 example = '{{"action": "get", "params": {{"project_id": "g/p", "iid": 1}}}}'
 

@@ -1,6 +1,7 @@
 //! `gitlab-mcp check` against the fake: healthy, an expired token, a
-//! missing scope, a wrong URL, TLS with and without the custom CA, and a
-//! proxy in the way (HTTPS_PROXY honoured, NO_PROXY too).
+//! missing scope, a read-only token and the tools it is offered, a wrong
+//! URL, TLS with and without the custom CA, and a proxy in the way
+//! (HTTPS_PROXY honoured, NO_PROXY too).
 
 use crate::common;
 
@@ -51,10 +52,26 @@ async fn an_expired_token_or_a_missing_scope_fails_and_says_why() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("the token is expired or revoked"), "{out}");
 
-    let (code, out) = check(&fake.url(), &[("GITLAB_TOKEN", "glpat-alice-read")]).await;
+    // Neither `api` nor `read_api`: only repository files are offered.
+    let (code, out) = check(&fake.url(), &[("GITLAB_TOKEN", "glpat-alice-files")]).await;
     assert_eq!(code, 1, "{out}");
+    for expected in [
+        "the token may not read its own user",
+        "scopes: read_repository, expires 2026-12-31",
+        "it is offered repository files only (no `api` or `read_api` scope) (1 tools, 3 actions)",
+        "the token has neither `api` nor `read_api`",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
+    }
+
+    // `read_api` alone: the tools follow the token, so the server works
+    // read-only; the check warns that the writes are not offered.
+    let (code, out) = check(&fake.url(), &[("GITLAB_TOKEN", "glpat-alice-read")]).await;
+    assert_eq!(code, 0, "{out}");
     assert!(
-        out.contains("`read_api` allows the") && out.contains("GITLAB_READ_ONLY=true"),
+        out.contains("it is offered reads only (no `api` scope)")
+            && out.contains("[warn] `read_api` allows the")
+            && out.contains("writes this server offers are not offered to this token"),
         "{out}"
     );
     let (code, out) = check(

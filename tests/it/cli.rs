@@ -1,6 +1,6 @@
 //! The command line: `call` and its exit statuses, `tools`, `catalog`,
-//! the completions, the man page, where logs go, and numbers refused
-//! outside their range.
+//! the completions, the man page, where logs go, `--version`, and numbers
+//! refused outside their range.
 
 use crate::common;
 
@@ -125,6 +125,41 @@ fn tools_prints_a_summary_and_catalog_prints_json() {
         .unwrap();
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(json["tools"].as_array().unwrap().len() >= 5);
+}
+
+/// `--version` and `-V` name the version, the commit the binary was built
+/// from (HEAD of this checkout, which cargo rebuilds for) and the target.
+#[test]
+fn version_names_the_version_the_commit_and_the_target() {
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into());
+    let target = std::process::Command::new("rustc")
+        .arg("-vV")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap();
+    let host = target
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .unwrap();
+    let expected = format!(
+        "gitlab-mcp {} (commit {head}, {host})\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    for flag in ["--version", "-V"] {
+        let out = std::process::Command::new(common::BIN)
+            .arg(flag)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{flag}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{flag}");
+    }
 }
 
 /// @zereight/mcp-gitlab's variables work as aliases; ours win when both

@@ -7,7 +7,7 @@ use crate::common;
 use std::time::Duration;
 
 use common::{BOTH, Harness, Lifecycle, TOKEN};
-use fake_gitlab::Fault;
+use fake_gitlab::{FakeGitLab, Fault};
 use serde_json::json;
 
 #[tokio::test]
@@ -286,7 +286,16 @@ async fn the_two_causes_of_401_are_told_apart() {
 
 #[tokio::test]
 async fn a_missing_scope_and_a_forbidden_action_are_403s_with_their_reason() {
-    let h = Harness::start_with(Lifecycle::Discover, &[("GITLAB_TOKEN", "glpat-alice-read")]).await;
+    // GitLab does not name the token's scopes, so the server offers every
+    // action (tests/it/scopes.rs) and GitLab's own 403 comes back.
+    let fake = FakeGitLab::start().await;
+    fake.inject(Fault::status(500).on("GET", "/api/v4/personal_access_tokens/self"));
+    let h = Harness::start_on(
+        fake,
+        Lifecycle::Discover,
+        &[("GITLAB_TOKEN", "glpat-alice-read")],
+    )
+    .await;
     let text = h
         .err(
             "gitlab_issue",

@@ -151,7 +151,24 @@ async fn two_users_calling_at_once_never_mix_tokens() {
     }
     let results = futures_join_all(calls).await;
     assert!(results.iter().all(|(_, e)| !e), "every call succeeds");
-    let requests = fake.requests();
+    // Each token's scopes were asked once, with that token, however many
+    // of its calls came at once.
+    let (lookups, requests): (Vec<_>, Vec<_>) = fake
+        .requests()
+        .into_iter()
+        .partition(common::is_scope_lookup);
+    let mut asked: Vec<(Option<String>, Option<String>)> = lookups
+        .into_iter()
+        .map(|r| (r.private_token, r.authorization))
+        .collect();
+    asked.sort();
+    assert_eq!(
+        asked,
+        [
+            (None, Some("Bearer glpat-bob".to_string())),
+            (Some("glpat-alice".to_string()), None)
+        ]
+    );
     assert_eq!(requests.len(), 150);
     for r in &requests {
         let iid: u64 = r.raw_path.rsplit('/').next().unwrap().parse().unwrap();

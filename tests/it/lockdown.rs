@@ -9,7 +9,7 @@ use common::{Harness, Lifecycle};
 use serde_json::json;
 
 /// carol writes issue 2 of project 2 and a comment on its issue 1.
-fn carol_writes(h: &Harness) {
+pub(crate) fn carol_writes(h: &Harness) {
     let mut db = h.fake.db();
     // A note of the seed's project 1, as the shape of carol's comment.
     let mut note = db.projects[0]

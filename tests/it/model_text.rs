@@ -355,6 +355,11 @@ async fn answers_by_resource_kind() {
             json!({"action": "job_list", "params": {"project_id": 1, "pipeline_id": 1001}}),
         ),
         (
+            "triage",
+            "gitlab_pipeline",
+            json!({"action": "triage", "params": {"project_id": 2, "pipeline_id": 2001}}),
+        ),
+        (
             "log_tail",
             "gitlab_pipeline",
             json!({"action": "job_log", "params": {"project_id": 1, "job_id": 102}, "lines": "-5"}),

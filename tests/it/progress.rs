@@ -17,9 +17,10 @@ use rmcp::service::NotificationContext;
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Value, json};
 
+/// A client that keeps every progress notification it receives.
 #[derive(Clone, Default)]
-struct Watcher {
-    seen: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+pub struct Watcher {
+    pub seen: Arc<Mutex<Vec<ProgressNotificationParam>>>,
 }
 
 impl ClientHandler for Watcher {
@@ -32,7 +33,8 @@ impl ClientHandler for Watcher {
     }
 }
 
-fn with_progress(tool: &str, args: Value) -> CallToolRequestParams {
+/// A call to `tool` that asks for progress (token 7).
+pub fn with_progress(tool: &str, args: Value) -> CallToolRequestParams {
     let Value::Object(map) = args else {
         unreachable!()
     };

@@ -1057,9 +1057,8 @@ async fn over_http_bad_bodies_are_refused_with_4xx_and_the_server_stays_up() {
             "error_description": "the request body is over 65536 bytes, this server's limit"})
     );
     // A body that stops before its declared length, then the client stops
-    // writing: the server gives up on it with a refusal and closes the
-    // connection. (It says 413, over the size limit, for a body cut
-    // short: reported, not pinned.)
+    // writing: the server refuses it as a bad request (not as too large:
+    // 30 bytes are under any limit) and closes the connection.
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nPrivate-Token: {}\r\nContent-Length: 5000\r\n\r\n",
         server.url.trim_start_matches("http://"),
@@ -1079,7 +1078,12 @@ async fn over_http_bad_bodies_are_refused_with_4xx_and_the_server_stays_up() {
         .await
         .expect("the server answers and closes")
         .unwrap();
-    assert!(answer.starts_with("HTTP/1.1 4"), "{answer}");
+    assert!(answer.starts_with("HTTP/1.1 400 "), "{answer}");
+    assert!(
+        answer
+            .contains(r#""error_description":"the request body ended before its declared length""#),
+        "{answer}"
+    );
     assert!(
         answer.to_lowercase().contains("connection: close"),
         "{answer}"

@@ -71,8 +71,13 @@ async fn check(server_args: &[&str]) {
         }
     }
 
-    // One GET per mode; the wrong call never reached GitLab.
-    let requests = fake.requests();
+    // One GET per mode; the wrong call never reached GitLab. Besides, the
+    // token's scopes were asked once (tests/it/scopes.rs).
+    let (lookups, requests): (Vec<_>, Vec<_>) = fake
+        .requests()
+        .into_iter()
+        .partition(common::is_scope_lookup);
+    assert_eq!(lookups.len(), 1, "{lookups:#?}");
     assert_eq!(requests.len(), MODES.len(), "{requests:#?}");
     for r in &requests {
         assert_eq!(r.line(), "GET /api/v4/projects/1/issues/3");

@@ -45,15 +45,21 @@ async fn demo_runs_with_no_network_and_no_environment() {
         tools.as_str(),
         "Checkout button does nothing on Safari 17",
         "=== src/checkout.ts (modified",
-        "ERROR: Job failed: exit code 1",
+        // The third step triages release/1.3's pipeline: the Jest failure
+        // in the middle of job 8812's log, and the failed test case.
+        "gitlab_pipeline {\"action\":\"triage\"",
+        "Job 8812 `test` · stage test · script_failure",
+        "  1631|   ● refunds › case group 3 › refunds the shipping when the whole order is returned",
+        "  1635|     Expected: 495",
+        "Failed tests: 1 of 2379\n   │ - refunds case group 3 refunds the shipping when the whole order is returned (suite refunds): Error: expect(received).toBe(expected)",
         "did you mean `issue_iid`?",
         "\"title\":\"Support discount codes at checkout\"",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
     }
     assert!(
-        !text.contains('\x1b'),
-        "terminal escapes of the log are gone"
+        !text.contains('\x1b') && !text.contains("section_"),
+        "terminal escapes and section markers of the log are gone"
     );
 }
 

@@ -68,11 +68,18 @@ async fn list(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Repl
     ctx.one_of("sort", &["asc", "desc"])?;
     let source = ctx.param("source_branch");
     let target = ctx.param("target_branch");
+    // `search`: the title or description holds it (docs: api/merge_requests).
+    let search = ctx.param("search").map(|s| s.to_lowercase());
     let items: Vec<Value> = p
         .merge_requests
         .iter()
         .rev()
         .filter(|m| state == "all" || m.state == state)
+        .filter(|m| {
+            search.as_ref().is_none_or(|s| {
+                m.title.to_lowercase().contains(s) || m.description.to_lowercase().contains(s)
+            })
+        })
         .filter(|m| source.as_ref().is_none_or(|s| &m.source_branch == s))
         .filter(|m| target.as_ref().is_none_or(|t| &m.target_branch == t))
         .map(|m| objects::merge_request(&db, p, m, false))

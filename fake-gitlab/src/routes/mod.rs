@@ -14,8 +14,10 @@ mod draft_notes;
 mod groups_users;
 mod instance;
 mod issues;
+mod job_logs;
 mod merge_requests;
 mod oauth;
+mod pipeline_reports;
 mod pipelines;
 mod projects;
 pub mod repository;
@@ -39,6 +41,8 @@ pub fn routes() -> Router<App> {
     Router::new()
         .merge(projects::routes())
         .merge(issues::routes())
+        .merge(job_logs::routes())
+        .merge(pipeline_reports::routes())
         .merge(merge_requests::routes())
         .merge(discussions::routes(discussions::Kind::Issue))
         .merge(discussions::routes(discussions::Kind::MergeRequest))

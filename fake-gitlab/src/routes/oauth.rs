@@ -20,6 +20,7 @@ pub fn routes() -> Router<App> {
         .route("/oauth/token", post(token))
         .route("/oauth/revoke", post(revoke))
         .route("/oauth/userinfo", get(userinfo).post(userinfo))
+        .route("/oauth/token/info", get(token_info))
         .route("/.well-known/openid-configuration", get(metadata))
         .route("/.well-known/oauth-authorization-server", get(metadata))
 }
@@ -280,6 +281,40 @@ async fn revoke(State(app): State<App>, headers: HeaderMap, uri: Uri, body: Byte
     }
     oauth.revoke(token);
     http::ok(json!({}))
+}
+
+/// `GET /oauth/token/info`: Doorkeeper's description of an OAuth token
+/// sent as `Bearer` (docs:
+/// https://docs.gitlab.com/api/oauth2/#retrieve-the-token-information):
+/// `scope`, and its deprecated alias `scopes`. Any other token, a personal
+/// one included, is Doorkeeper's 401 `invalid_token`.
+async fn token_info(State(app): State<App>, headers: HeaderMap) -> Response {
+    let info = crate::auth::token_info(&app, &headers)
+        .filter(|info| info.kind == crate::auth::TokenKind::OAuth);
+    let Some(info) = info else {
+        let mut r = error(Error(
+            401,
+            "invalid_token",
+            "The access token is invalid".into(),
+        ));
+        r.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            "Bearer realm=\"Doorkeeper\", error=\"invalid_token\", error_description=\"The access token is invalid\""
+                .parse()
+                .unwrap(),
+        );
+        return r;
+    };
+    let expires_in = (info.created_at + 7200).saturating_sub(crate::oauth::unix_now());
+    http::ok(json!({
+        "resource_owner_id": info.user_id,
+        "scope": info.scopes,
+        "expires_in": expires_in,
+        "application": {"uid": "fake-gitlab-application"},
+        "created_at": info.created_at,
+        "scopes": info.scopes,
+        "expires_in_seconds": expires_in,
+    }))
 }
 
 /// `/oauth/userinfo`: the OpenID claims of the token's user; the token

@@ -6,7 +6,7 @@ use axum::routing::{get, post};
 use serde_json::Value;
 
 use super::{Ctx, Reply, id, visible, writable};
-use crate::db::{Db, Job, JobLog, Pipeline, sha};
+use crate::db::{Db, Job, JobLog, Pipeline, Project, sha};
 use crate::{App, http, lock, objects};
 
 const STATUSES: &[&str] = &[
@@ -38,7 +38,6 @@ pub fn routes() -> Router<App> {
         )
         .route(&format!("{p}/pipelines/{{pipeline_id}}/jobs"), get(jobs))
         .route(&format!("{p}/jobs/{{job_id}}"), get(job))
-        .route(&format!("{p}/jobs/{{job_id}}/trace"), get(trace))
         .route(&format!("{p}/jobs/{{job_id}}/retry"), post(job_retry))
         .route(&format!("{p}/jobs/{{job_id}}/play"), post(job_play))
         .route(&format!("{p}/jobs/{{job_id}}/cancel"), post(job_cancel))
@@ -83,10 +82,14 @@ async fn list(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Repl
     Ok(http::paginate(items, &ctx.query, &ctx.url))
 }
 
+/// One pipeline; a pipeline set to `finish` moves on with each read (see
+/// `Finish`): a stand-in for a pipeline that runs while a client polls it.
 async fn show(State(app): State<App>, Path((pid, pl)): Path<(String, String)>, ctx: Ctx) -> Reply {
-    let db = lock(&app.db);
+    let mut db = lock(&app.db);
     let p = visible(&db, &pid, &ctx)?;
     let i = find(&db, p, &pl)?;
+    let now = db.now();
+    advance(&mut db.projects[p], i, &now);
     let project = &db.projects[p];
     Ok(http::ok(objects::pipeline(
         &db,
@@ -94,6 +97,48 @@ async fn show(State(app): State<App>, Path((pid, pl)): Path<(String, String)>, c
         &project.pipelines[i],
         true,
     )))
+}
+
+/// One read of a pipeline set to `finish`: its next unfinished job
+/// finishes (a pending one starts), and on the last read the pipeline
+/// and all its jobs end as `then` says.
+fn advance(project: &mut Project, i: usize, now: &str) {
+    let pipeline = &mut project.pipelines[i];
+    let Some(finish) = pipeline.finish.as_mut() else {
+        return;
+    };
+    finish.reads = finish.reads.saturating_sub(1);
+    let ended = (finish.reads == 0).then(|| finish.then.clone());
+    let id = pipeline.id;
+    if let Some(then) = &ended {
+        pipeline.status = then.clone();
+        pipeline.finish = None;
+        pipeline.updated_at = now.to_string();
+    }
+    let mut unfinished: Vec<&mut Job> = project
+        .jobs
+        .iter_mut()
+        .filter(|j| j.pipeline_id == id && matches!(j.status.as_str(), "running" | "pending"))
+        .collect();
+    match ended {
+        None => {
+            if let Some(job) = unfinished.first_mut() {
+                let next = if job.status == "running" {
+                    "success"
+                } else {
+                    "running"
+                };
+                job.status = next.into();
+            }
+        }
+        Some(then) => {
+            let last = unfinished.len();
+            for (k, job) in unfinished.into_iter().enumerate() {
+                let failed = k + 1 == last && then == "failed";
+                job.status = if failed { "failed" } else { "success" }.into();
+            }
+        }
+    }
 }
 
 /// The latest pipeline of `ref`, by default the default branch (docs:
@@ -104,11 +149,13 @@ async fn latest(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Re
     let git_ref = ctx
         .param("ref")
         .unwrap_or_else(|| project.default_branch.clone());
+    // A child pipeline is never the latest: GitLab looks among pipelines of
+    // CI sources (`Ci::Pipeline.ci_sources`), which `parent_pipeline` is not.
     let pl = project
         .pipelines
         .iter()
         .rev()
-        .find(|pl| pl.git_ref == git_ref)
+        .find(|pl| pl.git_ref == git_ref && pl.source != "parent_pipeline")
         .ok_or_else(|| http::message(404, "404 Not found"))?;
     Ok(http::ok(objects::pipeline(&db, project, pl, true)))
 }
@@ -177,6 +224,7 @@ async fn create(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Re
         user_id: ctx.auth.expect("writable has a user").user_id,
         created_at: now.clone(),
         updated_at: now,
+        ..Pipeline::default()
     });
     let project = &db.projects[p];
     Ok(http::created(objects::pipeline(
@@ -241,26 +289,18 @@ async fn jobs(State(app): State<App>, Path((pid, pl)): Path<(String, String)>, c
     let project = &db.projects[p];
     let pipeline_id = project.pipelines[i].id;
     let scope = ctx.list("scope");
-    if let Some(values) = &scope {
-        let job_statuses = [
-            "created",
-            "pending",
-            "running",
-            "failed",
-            "success",
-            "canceled",
-            "skipped",
-            "waiting_for_resource",
-            "manual",
-        ];
-        if values.iter().any(|v| !job_statuses.contains(&v.as_str())) {
-            return Err(http::invalid_value("scope"));
-        }
+    if let Some(values) = &scope
+        && values.iter().any(|v| !JOB_STATUSES.contains(&v.as_str()))
+    {
+        return Err(http::invalid_value("scope"));
     }
+    // Retried attempts only on request (`Ci::JobsFinder`: `latest` unless
+    // `include_retried`).
+    let include_retried = ctx.flag("include_retried").unwrap_or(false);
     let items = project
         .jobs
         .iter()
-        .filter(|j| j.pipeline_id == pipeline_id)
+        .filter(|j| j.pipeline_id == pipeline_id && (include_retried || !j.retried))
         .filter(|j| scope.as_ref().is_none_or(|s| s.contains(&j.status)))
         .map(|j| objects::job(&db, project, j))
         .collect();
@@ -275,19 +315,6 @@ async fn job(State(app): State<App>, Path((pid, jid)): Path<(String, String)>, c
     Ok(http::ok(objects::job(&db, project, &project.jobs[j])))
 }
 
-/// The log is plain text, possibly megabytes (docs:
-/// https://docs.gitlab.com/api/jobs/#get-a-log-file).
-async fn trace(
-    State(app): State<App>,
-    Path((pid, jid)): Path<(String, String)>,
-    ctx: Ctx,
-) -> Reply {
-    let db = lock(&app.db);
-    let p = visible(&db, &pid, &ctx)?;
-    let j = find_job(&db, p, &jid)?;
-    Ok(http::text(objects::job_log(&db.projects[p].jobs[j])))
-}
-
 /// Retry creates a new job (docs: "Retry a job" answers the new job).
 async fn job_retry(
     State(app): State<App>,
@@ -300,6 +327,8 @@ async fn job_retry(
     let id = db.next_id();
     let now = db.now();
     let project = &mut db.projects[p];
+    // The attempt retried stays, marked (`Ci::RetryJobService`).
+    project.jobs[j].retried = true;
     let old = &project.jobs[j];
     let job = Job {
         id,
@@ -313,6 +342,7 @@ async fn job_retry(
         manual: false,
         log: JobLog::Text(String::new()),
         artifacts: Default::default(),
+        ..Job::default()
     };
     project.jobs.push(job);
     let project = &db.projects[p];

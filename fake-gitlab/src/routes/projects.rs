@@ -2,6 +2,7 @@
 
 use axum::Router;
 use axum::extract::{Path, State};
+use axum::http::HeaderMap;
 use axum::routing::get;
 use serde_json::{Value, json};
 
@@ -108,22 +109,24 @@ async fn current_user(State(app): State<App>, ctx: Ctx) -> Reply {
 
 /// The token's own details (docs:
 /// https://docs.gitlab.com/api/personal_access_tokens/#get-single-personal-access-token);
-/// 401 without a token.
-async fn token_self(ctx: Ctx) -> Reply {
-    let auth = ctx.auth.ok_or_else(http::unauthorized)?;
-    let scopes = if auth.can_write {
-        vec!["api"]
-    } else {
-        vec!["read_api"]
-    };
+/// 401 without a token; 400 for a token of another type, as
+/// lib/api/personal_access_tokens/self_information.rb answers.
+async fn token_self(State(app): State<App>, headers: HeaderMap) -> Reply {
+    let info = crate::auth::token_info(&app, &headers).ok_or_else(http::unauthorized)?;
+    if info.kind != crate::auth::TokenKind::Personal {
+        return Err(http::message(
+            400,
+            "400 Bad request - This endpoint requires token type to be a personal access token",
+        ));
+    }
     Ok(http::ok(json!({
-        "id": 40 + auth.user_id,
+        "id": 40 + info.user_id,
         "name": "gitlab-mcp",
         "revoked": false,
         "created_at": "2026-01-05T09:00:00.000Z",
         "description": "",
-        "scopes": scopes,
-        "user_id": auth.user_id,
+        "scopes": info.scopes,
+        "user_id": info.user_id,
         "last_used_at": "2026-03-02T09:00:00.000Z",
         "active": true,
         "expires_at": "2026-12-31",

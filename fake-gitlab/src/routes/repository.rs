@@ -182,6 +182,21 @@ fn not_found(what: &str) -> axum::response::Response {
     http::not_found(what)
 }
 
+/// A branch or tag `search`: the name contains it; `^term` anchors it at
+/// the start and `term$` at the end (docs:
+/// https://docs.gitlab.com/api/branches/#list-repository-branches and
+/// https://docs.gitlab.com/api/tags/#list-project-repository-tags).
+fn ref_matches(name: &str, search: Option<&String>) -> bool {
+    let Some(search) = search else {
+        return true;
+    };
+    match (search.strip_prefix('^'), search.strip_suffix('$')) {
+        (Some(start), _) => name.starts_with(start),
+        (None, Some(end)) => name.ends_with(end),
+        (None, None) => name.contains(search.as_str()),
+    }
+}
+
 async fn branches(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Reply {
     let db = lock(&app.db);
     let p = &db.projects[visible(&db, &pid, &ctx)?];
@@ -189,7 +204,7 @@ async fn branches(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> 
     let items = p
         .branches
         .iter()
-        .filter(|b| search.as_ref().is_none_or(|s| b.name.contains(s.as_str())))
+        .filter(|b| ref_matches(&b.name, search.as_ref()))
         .map(|b| objects::branch(&db, p, b))
         .collect();
     Ok(http::paginate(items, &ctx.query, &ctx.url))
@@ -271,10 +286,12 @@ async fn tags(State(app): State<App>, Path(pid): Path<String>, ctx: Ctx) -> Repl
     let p = &db.projects[visible(&db, &pid, &ctx)?];
     ctx.one_of("order_by", &["name", "updated", "version"])?;
     ctx.one_of("sort", &["asc", "desc"])?;
+    let search = ctx.param("search");
     let items = p
         .tags
         .iter()
         .rev()
+        .filter(|t| ref_matches(&t.name, search.as_ref()))
         .map(|t| objects::tag(&db, p, t))
         .collect();
     Ok(http::paginate(items, &ctx.query, &ctx.url))

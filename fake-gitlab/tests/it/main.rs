@@ -1,5 +1,6 @@
 //! The fake GitLab's own tests, in one binary.
 
+mod ci;
 mod draft_notes;
 mod faults;
 mod graphql;

@@ -331,3 +331,66 @@ async fn wrong_client_redirect_scope_grant_type_and_secret() {
         )
     );
 }
+
+/// What each kind of token says of itself: a personal token its scopes at
+/// `/personal_access_tokens/self`, an OAuth token at Doorkeeper's
+/// `/oauth/token/info` (each refusing the other kind), and a
+/// `read_repository` token reaches the files API only.
+#[tokio::test]
+async fn each_token_describes_itself_where_gitlab_answers_for_its_kind() {
+    let (fake, http) = setup().await;
+    let get = |path: &str, header: (&'static str, &str)| {
+        http.get(format!("{}{path}", fake.url()))
+            .header(header.0, header.1)
+            .send()
+    };
+    let personal = get(
+        "/api/v4/personal_access_tokens/self",
+        ("private-token", "glpat-alice-files"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(personal.status(), 200);
+    let body: Value = personal.json().await.unwrap();
+    assert_eq!(body["scopes"], json!(["read_repository"]));
+
+    let oauth = get(
+        "/api/v4/personal_access_tokens/self",
+        ("authorization", "Bearer oauth-alice-read"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(oauth.status(), 400);
+    let info = get(
+        "/oauth/token/info",
+        ("authorization", "Bearer oauth-alice-read"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(info.status(), 200);
+    let body: Value = info.json().await.unwrap();
+    assert_eq!(
+        (body["scope"].clone(), body["resource_owner_id"].clone()),
+        (json!(["read_api"]), json!(1))
+    );
+    assert_eq!(body["scopes"], body["scope"], "the deprecated alias");
+    let not_oauth = get("/oauth/token/info", ("authorization", "Bearer glpat-alice"))
+        .await
+        .unwrap();
+    assert_eq!(not_oauth.status(), 401);
+
+    let issues = get(
+        "/api/v4/projects/1/issues",
+        ("private-token", "glpat-alice-files"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(issues.status(), 403);
+    let file = get(
+        "/api/v4/projects/1/repository/files/README.md/raw?ref=main",
+        ("private-token", "glpat-alice-files"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(file.status(), 200);
+}

@@ -7,6 +7,7 @@
 mod commit_actions;
 mod line_comment;
 mod one_namespace;
+mod one_pipeline;
 mod review;
 
 use super::Arg;
@@ -18,6 +19,7 @@ pub fn problems(check: Check, args: &[Arg]) -> Vec<ParamProblem> {
     match check {
         Check::CommitActions => commit_actions::problems(args),
         Check::LineComment => line_comment::problems(args),
+        Check::OnePipeline => one_pipeline::problems(args),
         Check::Review => review::problems(args),
         Check::OneNamespace => one_namespace::problems(args),
     }

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod serve_help;
 pub mod signin;
 
 use std::process::Stdio;
@@ -90,6 +91,14 @@ impl Harness<()> {
     }
 }
 
+impl Harness<()> {
+    /// A session against a fake the test prepared first (faults injected
+    /// before the server starts).
+    pub async fn start_on(fake: FakeGitLab, lifecycle: Lifecycle, env: &[(&str, &str)]) -> Harness {
+        Harness::start_client_on(fake, (), lifecycle, env).await
+    }
+}
+
 impl<C: ClientHandler> Harness<C> {
     /// A session whose client side is `handler` (to answer elicitations).
     pub async fn start_client(
@@ -97,7 +106,15 @@ impl<C: ClientHandler> Harness<C> {
         lifecycle: Lifecycle,
         env: &[(&str, &str)],
     ) -> Harness<C> {
-        let fake = FakeGitLab::start().await;
+        Self::start_client_on(FakeGitLab::start().await, handler, lifecycle, env).await
+    }
+
+    async fn start_client_on(
+        fake: FakeGitLab,
+        handler: C,
+        lifecycle: Lifecycle,
+        env: &[(&str, &str)],
+    ) -> Harness<C> {
         let cmd = command(&fake, env);
         let (transport, _) = TokioChildProcess::builder(cmd)
             .stderr(Stdio::null())
@@ -107,6 +124,11 @@ impl<C: ClientHandler> Harness<C> {
             .serve_with_lifecycle(transport, mode(lifecycle))
             .await
             .expect("MCP session starts");
+        // The server asks GitLab for its token's scopes as it starts;
+        // `tools/list` waits for that answer. The tests then see only the
+        // requests their calls make (tests/it/scopes.rs asserts the lookup).
+        client.list_all_tools().await.expect("tools/list answers");
+        fake.clear_requests();
         Harness { fake, client }
     }
 
@@ -159,6 +181,16 @@ impl<C: ClientHandler> Harness<C> {
     pub async fn stop(self) {
         self.client.cancel().await.expect("client stops");
     }
+}
+
+/// The requests the server makes to learn a token's scopes (as it
+/// starts over stdio, at a token's first request over HTTP):
+/// tests/it/scopes.rs asserts them; the other tests look past them.
+pub fn is_scope_lookup(request: &RecordedRequest) -> bool {
+    matches!(
+        request.raw_path.as_str(),
+        "/api/v4/personal_access_tokens/self" | "/oauth/token/info"
+    )
 }
 
 /// Returns once `fake` has received a request for `path`: a call is in
