@@ -27,10 +27,14 @@
 //! breakdown and the command; build with `--profile profiling` for
 //! symbols and point `INSTRUCTIONS_BIN` at that binary).
 
+#[path = "common/nginx.rs"]
+mod nginx;
+
 use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
+
+use nginx::{Nginx, free_port, wait_for_port};
 use std::time::{Duration, Instant};
 
 const TOKEN: &str = "glpat-alice";
@@ -53,7 +57,11 @@ fn main() {
     assert!(status.success(), "valgrind and nginx are needed");
 
     let scratch = tempdir();
-    let mut gitlab = Nginx::start(&scratch);
+    let issue = Path::new(ROOT).join("benches/data/issue.json");
+    let mut gitlab = Nginx::start(
+        &scratch,
+        &[("/api/v4/projects/1/issues/3", "application/json", &issue)],
+    );
     let out_dir = std::env::var("INSTRUCTIONS_OUT").ok().map(PathBuf::from);
 
     println!(
@@ -100,186 +108,6 @@ fn tempdir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("gitlab-mcp-instructions-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch directory");
     dir
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-/// nginx on loopback answering the issue with GitLab's headers, kept alive.
-/// It runs in the foreground (`daemon off`) as a master and one worker;
-/// `stop` (also on drop) shuts both down and waits, so no worker outlives
-/// the benchmark holding its output open.
-struct Nginx {
-    child: Child,
-    url: String,
-    stopped: bool,
-}
-
-impl Nginx {
-    fn start(scratch: &Path) -> Nginx {
-        let port = free_port();
-        let issue = Path::new(ROOT).join("benches/data/issue.json");
-        let conf = scratch.join("nginx.conf");
-        std::fs::write(
-            &conf,
-            format!(
-                "daemon off;\nmaster_process on;\nworker_processes 1;\n\
-                 error_log {errors} error;\npid {pid};\n\
-                 events {{ worker_connections 256; }}\n\
-                 http {{\n  access_log off;\n  keepalive_requests 100000;\n  \
-                 client_body_temp_path {tmp}; proxy_temp_path {tmp}; fastcgi_temp_path {tmp}; \
-                 uwsgi_temp_path {tmp}; scgi_temp_path {tmp};\n  \
-                 server {{\n    listen 127.0.0.1:{port};\n    \
-                 location = /api/v4/projects/1/issues/3 {{\n      \
-                 default_type application/json;\n      \
-                 add_header X-Request-Id 01BENCH0000000000000000001;\n      \
-                 alias {issue};\n    }}\n  }}\n}}\n",
-                errors = scratch.join("nginx-error.log").display(),
-                pid = scratch.join("nginx.pid").display(),
-                tmp = scratch.display(),
-                issue = issue.display(),
-            ),
-        )
-        .expect("write nginx.conf");
-        let nginx = if Path::new("/usr/sbin/nginx").exists() {
-            "/usr/sbin/nginx"
-        } else {
-            "nginx"
-        };
-        // None of the benchmark's own streams: a process that kept one
-        // would keep a `cargo test | grep` waiting.
-        let stderr =
-            std::fs::File::create(scratch.join("nginx-stderr.log")).expect("nginx's stderr");
-        let child = Command::new(nginx)
-            .arg("-c")
-            .arg(&conf)
-            .arg("-p")
-            .arg(scratch)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(stderr)
-            .spawn()
-            .expect("start nginx");
-        let url = format!("http://127.0.0.1:{port}");
-        let mut nginx = Nginx {
-            child,
-            url,
-            stopped: false,
-        };
-        if let Err(problem) = wait_for_port(port, &mut nginx.child) {
-            let said =
-                std::fs::read_to_string(scratch.join("nginx-stderr.log")).unwrap_or_default();
-            panic!("nginx: {problem}; it said: {said}");
-        }
-        nginx
-    }
-
-    /// Fast shutdown (SIGTERM): the master stops its workers, waits for
-    /// them, then exits. Says which workers there were and which are still
-    /// alive afterwards (none, unless this went wrong).
-    fn stop(&mut self) -> Stopped {
-        if self.stopped {
-            return Stopped::default();
-        }
-        self.stopped = true;
-        let master = self.child.id();
-        let workers = children_of(master);
-        let _ = Command::new("kill")
-            .arg("-TERM")
-            .arg(master.to_string())
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while self.child.try_wait().ok().flatten().is_none() {
-            if Instant::now() > deadline {
-                // Then the hard way: the workers first, then the master.
-                for pid in workers.iter().chain([&master]) {
-                    let _ = Command::new("kill")
-                        .arg("-KILL")
-                        .arg(pid.to_string())
-                        .status();
-                }
-                let _ = self.child.wait();
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        // A worker is reaped by its master before the master exits; give
-        // the kernel a moment to drop one that was orphaned anyway.
-        let settle = Instant::now() + Duration::from_secs(5);
-        loop {
-            let survivors: Vec<u32> = workers.iter().copied().filter(|&p| is_nginx(p)).collect();
-            if survivors.is_empty() || Instant::now() > settle {
-                return Stopped { workers, survivors };
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let stopped = self.stop();
-        if !stopped.survivors.is_empty() {
-            eprintln!("nginx workers survived their master: {stopped:?}");
-        }
-    }
-}
-
-/// nginx's workers when it was stopped, and those still alive after.
-#[derive(Debug, Default)]
-struct Stopped {
-    workers: Vec<u32>,
-    survivors: Vec<u32>,
-}
-
-/// The processes whose parent is `parent` (from `/proc/<pid>/stat`).
-fn children_of(parent: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| parent_of(pid) == Some(parent))
-        .collect()
-}
-
-/// The parent of `pid`: the field after the state, after the `)` that
-/// ends the command name.
-fn parent_of(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Whether `pid` is a live (not zombie) nginx process.
-fn is_nginx(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    let state = stat
-        .rsplit_once(')')
-        .and_then(|(_, rest)| rest.split_whitespace().next());
-    stat.contains("(nginx") && state != Some("Z")
-}
-
-/// Waits until something listens on `port`; `Err` when `child` exits
-/// first or two minutes pass.
-fn wait_for_port(port: u16, child: &mut Child) -> Result<(), String> {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        if let Ok(Some(status)) = child.try_wait() {
-            return Err(format!("exited before listening on {port}: {status}"));
-        }
-        if Instant::now() > deadline {
-            return Err(format!("nothing listens on {port}"));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Ok(())
 }
 
 /// Waits until `GET /healthz` answers 200.

@@ -238,6 +238,55 @@ impl GitLabServer {
         }))
     }
 
+    /// A `tools/call`: as a task when the client asked for one, else run,
+    /// with the user's confirmation asked where the session allows.
+    async fn answer_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let none = Map::new();
+        let arguments = request.arguments.as_ref().unwrap_or(&none);
+        if let Some(task) = self.as_task(&request.name, arguments, &context).await? {
+            return Ok(CallToolResponse::Task(task));
+        }
+        // The digest binds an answer to its call; it is needed only when the
+        // call carries an answer or a question is asked (a few calls).
+        let digest = || call_digest(&request.name, arguments);
+        let answer = input_answer(&request, digest);
+        if answer == Some(false) {
+            return Ok(to_result(declined(&request)).into());
+        }
+        let outcome = self
+            .run(
+                &request.name,
+                arguments.clone(),
+                answer == Some(true),
+                &context,
+            )
+            .await?;
+        let (question, refusal) = match outcome {
+            Outcome::Done(output) => return Ok(to_result(output).into()),
+            Outcome::NeedsConfirmation { question, refusal } => (question, refusal),
+        };
+        let refused = || Ok(to_result(Output::error(refusal.clone())).into());
+        match asking(&context) {
+            Asking::Impossible => refused(),
+            Asking::InputRequired => Ok(input_required(question, digest())),
+            Asking::Elicit => match self.elicit(&context, &question).await {
+                Some(true) => match self
+                    .run(&request.name, arguments.clone(), true, &context)
+                    .await?
+                {
+                    Outcome::Done(output) => Ok(to_result(output).into()),
+                    Outcome::NeedsConfirmation { .. } => refused(),
+                },
+                Some(false) => Ok(to_result(declined(&request)).into()),
+                None => refused(),
+            },
+        }
+    }
+
     /// Ask the user on a session that allows server requests.
     async fn elicit(&self, context: &RequestContext<RoleServer>, question: &str) -> Option<bool> {
         let params = ElicitRequestParams::FormElicitationParams {
@@ -601,51 +650,14 @@ impl ServerHandler for GitLabServer {
             .cloned()
     }
 
-    async fn call_tool(
+    /// Boxed: rmcp keeps a request's handler future inside its own task's,
+    /// which is copied as it moves; a box keeps that copy a pointer.
+    fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let none = Map::new();
-        let arguments = request.arguments.as_ref().unwrap_or(&none);
-        if let Some(task) = self.as_task(&request.name, arguments, &context).await? {
-            return Ok(CallToolResponse::Task(task));
-        }
-        // The digest binds an answer to its call; it is needed only when the
-        // call carries an answer or a question is asked (a few calls).
-        let digest = || call_digest(&request.name, arguments);
-        let answer = input_answer(&request, digest);
-        if answer == Some(false) {
-            return Ok(to_result(declined(&request)).into());
-        }
-        let outcome = self
-            .run(
-                &request.name,
-                arguments.clone(),
-                answer == Some(true),
-                &context,
-            )
-            .await?;
-        let (question, refusal) = match outcome {
-            Outcome::Done(output) => return Ok(to_result(output).into()),
-            Outcome::NeedsConfirmation { question, refusal } => (question, refusal),
-        };
-        let refused = || Ok(to_result(Output::error(refusal.clone())).into());
-        match asking(&context) {
-            Asking::Impossible => refused(),
-            Asking::InputRequired => Ok(input_required(question, digest())),
-            Asking::Elicit => match self.elicit(&context, &question).await {
-                Some(true) => match self
-                    .run(&request.name, arguments.clone(), true, &context)
-                    .await?
-                {
-                    Outcome::Done(output) => Ok(to_result(output).into()),
-                    Outcome::NeedsConfirmation { .. } => refused(),
-                },
-                Some(false) => Ok(to_result(declined(&request)).into()),
-                None => refused(),
-            },
-        }
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
+        Box::pin(self.answer_call(request, context))
     }
 
     async fn get_task(
