@@ -22,6 +22,10 @@
 //! instructions` runs a brief check on the test build (N = 5) that only
 //! shows the harness works; its counts are a debug build's.
 //!
+//! With `INSTRUCTIONS_MAX=N`, the run fails when stdio takes more than N
+//! instructions per call: CI's smoke check (`.ci/run`, on the `ci-perf`
+//! build; BENCHMARKS.md says how its bound was set).
+//!
 //! With `INSTRUCTIONS_OUT=DIR`, each run's callgrind file is kept there,
 //! for `callgrind_annotate --inclusive=yes` (see BENCHMARKS.md for the
 //! breakdown and the command; build with `--profile profiling` for
@@ -50,6 +54,10 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|_| PathBuf::from(env!("CARGO_BIN_EXE_gitlab-mcp")));
     let only = std::env::var("INSTRUCTIONS_ONLY").ok();
+    // `INSTRUCTIONS_LIST=N`: each call lists N issues instead (stdio only).
+    let list_size: Option<usize> = std::env::var("INSTRUCTIONS_LIST")
+        .ok()
+        .and_then(|n| n.parse().ok());
 
     let status = Command::new(Path::new(ROOT).join("scripts/perf-tools.sh"))
         .status()
@@ -58,25 +66,46 @@ fn main() {
 
     let scratch = tempdir();
     let issue = Path::new(ROOT).join("benches/data/issue.json");
+    let list = scratch.join("issues.json");
+    std::fs::write(&list, issue_list(&issue, list_size.unwrap_or(1))).expect("the list");
     let mut gitlab = Nginx::start(
         &scratch,
-        &[("/api/v4/projects/1/issues/3", "application/json", &issue)],
+        &[
+            ("/api/v4/projects/1/issues/3", "application/json", &issue),
+            ("/api/v4/projects/1/issues", "application/json", &list),
+        ],
     );
     let out_dir = std::env::var("INSTRUCTIONS_OUT").ok().map(PathBuf::from);
 
+    let call = match list_size {
+        Some(n) => format!(
+            r#"{{"name":"gitlab_issue","arguments":{{"action":"list","params":{{"project_id":1,"per_page":{n}}}}}}}"#
+        ),
+        None => GET_ISSUE.to_string(),
+    };
     println!(
-        "instructions per `gitlab_issue get` (callgrind, {} calls, {})",
+        "instructions per `gitlab_issue {}` (callgrind, {} calls, {})",
+        list_size.map_or("get".to_string(), |n| format!("list` of {n} issues")),
         calls,
         bin.display()
     );
     println!("| path | Ir with 0 calls | Ir with {calls} calls | per call |");
     println!("|---|---:|---:|---:|");
+    let mut stdio_per_call = None;
     if only.as_deref() != Some("http") {
-        let idle = stdio_run(&bin, &gitlab.url, 0, &scratch, out_dir.as_deref());
-        let busy = stdio_run(&bin, &gitlab.url, calls, &scratch, out_dir.as_deref());
-        row("stdio", idle, busy, calls);
+        let idle = stdio_run(&bin, &gitlab.url, &call, 0, &scratch, out_dir.as_deref());
+        let busy = stdio_run(
+            &bin,
+            &gitlab.url,
+            &call,
+            calls,
+            &scratch,
+            out_dir.as_deref(),
+        );
+        let per_call = row("stdio", idle, busy, calls);
+        stdio_per_call = Some(per_call);
     }
-    if only.as_deref() != Some("stdio") {
+    if only.as_deref() != Some("stdio") && list_size.is_none() {
         let idle = http_run(&bin, &gitlab.url, 0, &scratch, out_dir.as_deref());
         let busy = http_run(&bin, &gitlab.url, calls, &scratch, out_dir.as_deref());
         row(
@@ -96,11 +125,25 @@ fn main() {
         "nginx workers left running"
     );
     let _ = std::fs::remove_dir_all(&scratch);
+    // CI's smoke check (.ci/run): the stdio count against its bound.
+    if let Some(max) = std::env::var("INSTRUCTIONS_MAX")
+        .ok()
+        .and_then(|n| n.parse::<u64>().ok())
+    {
+        let measured = stdio_per_call.expect("INSTRUCTIONS_MAX checks the stdio count");
+        assert!(
+            measured <= max,
+            "stdio: {measured} instructions per call, over the bound of {max} (BENCHMARKS.md)"
+        );
+        println!("stdio: {measured} instructions per call, within the bound of {max}");
+    }
 }
 
-fn row(path: &str, idle: u64, busy: u64, calls: u64) {
+/// Prints a row of the table; the instructions per call.
+fn row(path: &str, idle: u64, busy: u64, calls: u64) -> u64 {
     let per_call = busy.saturating_sub(idle) / calls.max(1);
     println!("| {path} | {idle} | {busy} | {per_call} |");
+    per_call
 }
 
 /// A scratch directory of this run.
@@ -169,14 +212,36 @@ fn keep(out: &Path, dir: Option<&Path>, name: &str) {
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"instructions","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
-fn call_line(id: u64) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"gitlab_issue","arguments":{{"action":"get","params":{{"project_id":1,"issue_iid":3}}}}}}}}"#
-    )
+const GET_ISSUE: &str = r#"{"name":"gitlab_issue","arguments":{"action":"get","params":{"project_id":1,"issue_iid":3}}}"#;
+
+fn call_line(id: u64, call: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{call}}}"#)
+}
+
+/// A page of `n` issues: the benchmark's issue with iids 1..=n.
+fn issue_list(issue: &Path, n: usize) -> String {
+    let issue: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(issue).expect("the issue")).expect("JSON");
+    let items: Vec<serde_json::Value> = (1..=n)
+        .map(|iid| {
+            let mut item = issue.clone();
+            item["iid"] = iid.into();
+            item["id"] = (100 + iid).into();
+            item
+        })
+        .collect();
+    serde_json::to_string(&items).expect("a list")
 }
 
 /// `serve` over stdio: the handshake, `calls` calls one after another, EOF.
-fn stdio_run(bin: &Path, gitlab: &str, calls: u64, scratch: &Path, keep_in: Option<&Path>) -> u64 {
+fn stdio_run(
+    bin: &Path,
+    gitlab: &str,
+    call: &str,
+    calls: u64,
+    scratch: &Path,
+    keep_in: Option<&Path>,
+) -> u64 {
     let out = scratch.join(format!("stdio-{calls}.callgrind"));
     let mut child = callgrind(bin, &out)
         .arg("serve")
@@ -205,7 +270,7 @@ fn stdio_run(bin: &Path, gitlab: &str, calls: u64, scratch: &Path, keep_in: Opti
     answer(&mut stdout, 0);
     writeln!(stdin, "{INITIALIZED}").unwrap();
     for id in 1..=calls {
-        writeln!(stdin, "{}", call_line(id)).unwrap();
+        writeln!(stdin, "{}", call_line(id, call)).unwrap();
         answer(&mut stdout, id);
     }
     drop(stdin);
