@@ -168,11 +168,9 @@ impl GitLabServer {
             .meta
             .get_progress_token()
             .map(|token| ProgressForwarder::start(token, context.peer.clone()));
-        // Boxed once: the call's future is kilobytes, and inline it would be
-        // copied at every move (the panic guard, the select).
         let call = unless_it_panics(
             tool,
-            Box::pin(self.engine.call(
+            self.engine.call(
                 tool,
                 arguments,
                 CallContext {
@@ -181,7 +179,7 @@ impl GitLabServer {
                     confirmed,
                     progress: progress.as_ref().map(|p| p as &dyn Progress),
                 },
-            )),
+            ),
         );
         let timeout = async {
             match self.call_timeout {
