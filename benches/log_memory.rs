@@ -4,7 +4,8 @@
 //! For each log size, one `gitlab-mcp serve` over stdio (a fresh process,
 //! so its peak is this call's): the handshake and one small call (the
 //! connection pool warm), then its idle RSS (`VmRSS` in `/proc/<pid>/status`);
-//! then `gitlab_pipeline job_log` with `lines: "-50"`, timed, and the
+//! then `gitlab_pipeline job_log` with `lines: "-50"`, timed (wall and
+//! the server's CPU time), and the
 //! server's peak RSS (`VmHWM`); then `gitlab_repository file_raw` of the
 //! same bytes with `lines: "1-40"`, and how many bytes nginx sent for it
 //! (its access log's `$bytes_sent`): the reading stops after the range.
@@ -77,15 +78,17 @@ fn main() {
             r#"{"name":"gitlab_pipeline","arguments":{"action":"job_log","params":{"project_id":1,"job_id":1},"lines":"-1"}}"#,
         );
         let idle = server.status("VmRSS");
+        let cpu_before = server.cpu_seconds();
         let started = Instant::now();
         let tail = server.call(
             2,
             r#"{"name":"gitlab_pipeline","arguments":{"action":"job_log","params":{"project_id":1,"job_id":1},"lines":"-50"}}"#,
         );
         let seconds = started.elapsed().as_secs_f64();
+        let cpu = server.cpu_seconds() - cpu_before;
         let peak = server.status("VmHWM");
         assert!(
-            tail.contains("step 00") && tail.contains(" of ") && !tail.contains("more than"),
+            tail.contains("step 0") && tail.contains(" of ") && !tail.contains("more than"),
             "the log's last lines, of all: {tail}"
         );
         let before = gitlab.bytes_sent().len();
@@ -100,7 +103,7 @@ fn main() {
         drop(server);
         let sent = wait_for_log_line(&gitlab, before);
         println!(
-            "| {size} MB | {seconds:.2} | {:.0} | {:.1} | {:.1} | {:.1} | {sent} |",
+            "| {size} MB | {seconds:.2} | {cpu:.2} | {:.0} | {:.1} | {:.1} | {:.1} | {sent} |",
             size as f64 / seconds,
             idle as f64 / MB as f64,
             peak as f64 / MB as f64,
@@ -218,6 +221,20 @@ impl Server {
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{params}}}"#
         ));
         self.answer(id)
+    }
+
+    /// The server's user and system CPU time so far (`/proc/<pid>/stat`,
+    /// in clock ticks of 10 ms): steadier than wall time on a shared machine.
+    fn cpu_seconds(&self) -> f64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))
+            .expect("the server's stat");
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| rest.split_whitespace().collect())
+            .unwrap_or_default();
+        // After the command: state is field 3, utime 14 and stime 15.
+        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+        ticks as f64 / 100.0
     }
 
     /// A `/proc/<pid>/status` figure, in bytes.
