@@ -168,19 +168,20 @@ impl GitLabServer {
             .meta
             .get_progress_token()
             .map(|token| ProgressForwarder::start(token, context.peer.clone()));
-        let call = unless_it_panics(
+        // Pinned where it is made: the call's future is kilobytes, and
+        // moved into the panic guard and the select it was copied twice a
+        // call (a box instead made rmcp's HTTP task copy more: BENCHMARKS.md).
+        let engine_call = std::pin::pin!(self.engine.call(
             tool,
-            self.engine.call(
-                tool,
-                arguments,
-                CallContext {
-                    target: &target,
-                    scopes: scopes.as_ref(),
-                    confirmed,
-                    progress: progress.as_ref().map(|p| p as &dyn Progress),
-                },
-            ),
-        );
+            arguments,
+            CallContext {
+                target: &target,
+                scopes: scopes.as_ref(),
+                confirmed,
+                progress: progress.as_ref().map(|p| p as &dyn Progress),
+            },
+        ));
+        let call = unless_it_panics(tool, engine_call);
         let timeout = async {
             match self.call_timeout {
                 Some(limit) => tokio::time::sleep(limit).await,
