@@ -34,22 +34,25 @@ from collections import defaultdict
 
 # (stage, regular expression over the demangled function name). A stage's
 # figure is the largest inclusive cost among its matching functions, per
-# call: the outermost one, when several nest.
+# call: the outermost one, when several nest; a stage named "(self)" sums
+# the self cost of its functions instead.
 STAGES = [
-    ("rmcp: read and parse a JSON-RPC line (stdio)", r"JsonRpcMessageCodec.*decode|rmcp::transport::async_rw::.*receive"),
-    ("rmcp: serve loop (the whole request, task spawn to answer)", r"rmcp::service::serve_inner::\{\{closure\}\}"),
-    ("rmcp: write the answer (serialize + frame)", r"JsonRpcMessageCodec.*encode"),
-    ("mcp/: call_tool (ours, engine included)", r"gitlab_mcp::mcp::server::.*call_tool"),
-    ("engine: Engine::call", r"gitlab_mcp::engine::Engine::call::\{\{closure\}\}"),
+    ("stdio: read and parse a request line (the transport)", r"Transport<rmcp::service::server::RoleServer>>::receive::\{\{closure\}\}$"),
+    ("stdio: write the answer (serialize, frame, write)", r"AsyncRwTransport<Role,R,W> as rmcp::transport::Transport<Role>>::send::\{\{closure\}\}$"),
+    ("HTTP: rmcp's POST handling (parse, header checks; the call runs in its own task)", r"StreamableHttpService<S,M>::handle_post::\{\{closure\}\}$"),
+    ("HTTP: rmcp's header checks (the message serialized again)", r"streamable_http_server::tower::validate_standard_headers$"),
+    ("HTTP: the answer as a response (serialize)", r"streamable_http_server::tower::jsonrpc_message_response$"),
+    ("rmcp: a request's handler task (ours inside)", r"rmcp::handler::server::<impl rmcp::service::Service<rmcp::service::server::RoleServer> for H>::handle_request::\{\{closure\}\}$"),
+    ("mcp/: the call (GitLabServer::run, engine included)", r"gitlab_mcp::mcp::server::GitLabServer::run::\{\{closure\}\}$"),
+    ("engine: Engine::call", r"gitlab_mcp::engine::Engine::call::\{\{closure\}\}$"),
     ("dispatch: decode and validate", r"gitlab_mcp::dispatch::decode$"),
-    ("gitlab/: Client::send (reqwest, hyper, read body)", r"gitlab_mcp::gitlab::client::Client::send::\{\{closure\}\}"),
-    ("gitlab/: build the reqwest request", r"gitlab_mcp::gitlab::client::Client::builder$"),
+    ("gitlab/: Client::send (reqwest, hyper, the body read)", r"gitlab_mcp::gitlab::client::Client::send::\{\{closure\}\}$"),
+    ("gitlab/: the reqwest request built (URL parsed, token header)", r"gitlab_mcp::gitlab::client::Client::builder$"),
+    ("hyper: the client connection's task", r"hyper::proto::h1::dispatch::Dispatcher<D,Bs,I,T>::poll_loop$"),
     ("render/: success (parse GitLab's JSON, compact, frame, write)", r"gitlab_mcp::render::success$"),
-    ("hyper: client connection task", r"hyper::proto::h1::dispatch::Dispatcher.*poll|hyper_util::client::legacy::.*poll"),
-    ("HTTP: axum/hyper server connection", r"hyper::server::conn::http1::.*poll|hyper_util::server::conn::.*poll"),
-    ("HTTP: rmcp StreamableHttpService handle", r"StreamableHttpService.*handle"),
-    ("tokio: scheduler (run queue, driver, timers)", r"tokio::runtime::scheduler::.*::block_on|tokio::runtime::driver::Driver::park"),
-    ("malloc/free/realloc", r"^(malloc|free|realloc|calloc|_int_malloc|_int_free|_int_realloc|cfree)(@.*)?$"),
+    ("render/: GitLab's JSON parsed (tree)", r"<gitlab_mcp::render::tree::Node as serde_core::de::Deserialize>::deserialize$"),
+    ("malloc/free/realloc (self)", r"^(malloc|free|realloc|calloc|_int_malloc|_int_free|_int_realloc|cfree|malloc_consolidate|unlink_chunk.*|posix_memalign|_mid_memalign.*)(@.*)?$"),
+    ("memcpy/memmove (self)", r"^__mem(cpy|move)_avx_unaligned(_erms)?$"),
 ]
 
 STD = {"core", "alloc", "std"}
@@ -196,12 +199,11 @@ def main() -> None:
     for stage, pattern in STAGES:
         regex = re.compile(pattern)
         best = 0.0
+        is_self = stage.endswith("(self)")
         for key in set(busy_incl) | set(idle_incl):
-            if regex.search(key[0]):
-                if stage.startswith("malloc"):
-                    continue
+            if regex.search(key[0]) and not is_self:
                 best = max(best, (busy_incl.get(key, 0) - idle_incl.get(key, 0)) / calls)
-        if stage.startswith("malloc"):
+        if is_self:
             keys = [k for k in set(busy_self) | set(idle_self) if regex.search(k[0])]
             best = per_call(busy_self, idle_self, keys)
         if best:
