@@ -493,7 +493,7 @@ impl ServerHandler for GitLabServer {
         .with_server_info(
             Implementation::new("gitlab-mcp", env!("CARGO_PKG_VERSION"))
                 .with_title(self.introduction.title())
-                .with_icons(vec![super::icons::icon(crate::catalog::server_icon())]),
+                .with_icons(vec![super::icons::server_icon()]),
         )
         .with_instructions(self.introduction.instructions())
     }
