@@ -22,15 +22,23 @@
 //! instructions` runs a brief check on the test build (N = 5) that only
 //! shows the harness works; its counts are a debug build's.
 //!
+//! With `INSTRUCTIONS_MAX=N`, the run fails when stdio takes more than N
+//! instructions per call: CI's smoke check (`.ci/run`, on the `ci-perf`
+//! build; BENCHMARKS.md says how its bound was set).
+//!
 //! With `INSTRUCTIONS_OUT=DIR`, each run's callgrind file is kept there,
 //! for `callgrind_annotate --inclusive=yes` (see BENCHMARKS.md for the
 //! breakdown and the command; build with `--profile profiling` for
 //! symbols and point `INSTRUCTIONS_BIN` at that binary).
 
+#[path = "common/nginx.rs"]
+mod nginx;
+
 use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
+
+use nginx::{Nginx, free_port, wait_for_port};
 use std::time::{Duration, Instant};
 
 const TOKEN: &str = "glpat-alice";
@@ -46,6 +54,10 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|_| PathBuf::from(env!("CARGO_BIN_EXE_gitlab-mcp")));
     let only = std::env::var("INSTRUCTIONS_ONLY").ok();
+    // `INSTRUCTIONS_LIST=N`: each call lists N issues instead (stdio only).
+    let list_size: Option<usize> = std::env::var("INSTRUCTIONS_LIST")
+        .ok()
+        .and_then(|n| n.parse().ok());
 
     let status = Command::new(Path::new(ROOT).join("scripts/perf-tools.sh"))
         .status()
@@ -53,22 +65,47 @@ fn main() {
     assert!(status.success(), "valgrind and nginx are needed");
 
     let scratch = tempdir();
-    let gitlab = Nginx::start(&scratch);
+    let issue = Path::new(ROOT).join("benches/data/issue.json");
+    let list = scratch.join("issues.json");
+    std::fs::write(&list, issue_list(&issue, list_size.unwrap_or(1))).expect("the list");
+    let mut gitlab = Nginx::start(
+        &scratch,
+        &[
+            ("/api/v4/projects/1/issues/3", "application/json", &issue),
+            ("/api/v4/projects/1/issues", "application/json", &list),
+        ],
+    );
     let out_dir = std::env::var("INSTRUCTIONS_OUT").ok().map(PathBuf::from);
 
+    let call = match list_size {
+        Some(n) => format!(
+            r#"{{"name":"gitlab_issue","arguments":{{"action":"list","params":{{"project_id":1,"per_page":{n}}}}}}}"#
+        ),
+        None => GET_ISSUE.to_string(),
+    };
     println!(
-        "instructions per `gitlab_issue get` (callgrind, {} calls, {})",
+        "instructions per `gitlab_issue {}` (callgrind, {} calls, {})",
+        list_size.map_or("get".to_string(), |n| format!("list` of {n} issues")),
         calls,
         bin.display()
     );
     println!("| path | Ir with 0 calls | Ir with {calls} calls | per call |");
     println!("|---|---:|---:|---:|");
+    let mut stdio_per_call = None;
     if only.as_deref() != Some("http") {
-        let idle = stdio_run(&bin, &gitlab.url, 0, &scratch, out_dir.as_deref());
-        let busy = stdio_run(&bin, &gitlab.url, calls, &scratch, out_dir.as_deref());
-        row("stdio", idle, busy, calls);
+        let idle = stdio_run(&bin, &gitlab.url, &call, 0, &scratch, out_dir.as_deref());
+        let busy = stdio_run(
+            &bin,
+            &gitlab.url,
+            &call,
+            calls,
+            &scratch,
+            out_dir.as_deref(),
+        );
+        let per_call = row("stdio", idle, busy, calls);
+        stdio_per_call = Some(per_call);
     }
-    if only.as_deref() != Some("stdio") {
+    if only.as_deref() != Some("stdio") && list_size.is_none() {
         let idle = http_run(&bin, &gitlab.url, 0, &scratch, out_dir.as_deref());
         let busy = http_run(&bin, &gitlab.url, calls, &scratch, out_dir.as_deref());
         row(
@@ -78,13 +115,35 @@ fn main() {
             calls,
         );
     }
-    drop(gitlab);
+    let stopped = gitlab.stop();
+    // One worker was running, and none is left: a worker orphaned by its
+    // master would hold this process's output open.
+    assert_eq!(stopped.workers.len(), 1, "nginx's workers: {stopped:?}");
+    assert_eq!(
+        stopped.survivors,
+        Vec::<u32>::new(),
+        "nginx workers left running"
+    );
     let _ = std::fs::remove_dir_all(&scratch);
+    // CI's smoke check (.ci/run): the stdio count against its bound.
+    if let Some(max) = std::env::var("INSTRUCTIONS_MAX")
+        .ok()
+        .and_then(|n| n.parse::<u64>().ok())
+    {
+        let measured = stdio_per_call.expect("INSTRUCTIONS_MAX checks the stdio count");
+        assert!(
+            measured <= max,
+            "stdio: {measured} instructions per call, over the bound of {max} (BENCHMARKS.md)"
+        );
+        println!("stdio: {measured} instructions per call, within the bound of {max}");
+    }
 }
 
-fn row(path: &str, idle: u64, busy: u64, calls: u64) {
+/// Prints a row of the table; the instructions per call.
+fn row(path: &str, idle: u64, busy: u64, calls: u64) -> u64 {
     let per_call = busy.saturating_sub(idle) / calls.max(1);
     println!("| {path} | {idle} | {busy} | {per_call} |");
+    per_call
 }
 
 /// A scratch directory of this run.
@@ -92,77 +151,6 @@ fn tempdir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("gitlab-mcp-instructions-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch directory");
     dir
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-/// nginx on loopback answering the issue with GitLab's headers, kept alive.
-struct Nginx {
-    child: Child,
-    url: String,
-}
-
-impl Nginx {
-    fn start(scratch: &Path) -> Nginx {
-        let port = free_port();
-        let issue = Path::new(ROOT).join("benches/data/issue.json");
-        let conf = scratch.join("nginx.conf");
-        std::fs::write(
-            &conf,
-            format!(
-                "daemon off;\nworker_processes 1;\nerror_log stderr error;\npid {pid};\n\
-                 events {{ worker_connections 256; }}\n\
-                 http {{\n  access_log off;\n  keepalive_requests 100000;\n  \
-                 client_body_temp_path {tmp}; proxy_temp_path {tmp}; fastcgi_temp_path {tmp}; \
-                 uwsgi_temp_path {tmp}; scgi_temp_path {tmp};\n  \
-                 server {{\n    listen 127.0.0.1:{port};\n    \
-                 location = /api/v4/projects/1/issues/3 {{\n      \
-                 default_type application/json;\n      \
-                 add_header X-Request-Id 01BENCH0000000000000000001;\n      \
-                 alias {issue};\n    }}\n  }}\n}}\n",
-                pid = scratch.join("nginx.pid").display(),
-                tmp = scratch.display(),
-                issue = issue.display(),
-            ),
-        )
-        .expect("write nginx.conf");
-        let nginx = if Path::new("/usr/sbin/nginx").exists() {
-            "/usr/sbin/nginx"
-        } else {
-            "nginx"
-        };
-        let child = Command::new(nginx)
-            .arg("-c")
-            .arg(&conf)
-            .arg("-p")
-            .arg(scratch)
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("start nginx");
-        let url = format!("http://127.0.0.1:{port}");
-        wait_for_port(port);
-        Nginx { child, url }
-    }
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn wait_for_port(port: u16) {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "nothing listens on {port}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// Waits until `GET /healthz` answers 200.
@@ -224,14 +212,36 @@ fn keep(out: &Path, dir: Option<&Path>, name: &str) {
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"instructions","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
-fn call_line(id: u64) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"gitlab_issue","arguments":{{"action":"get","params":{{"project_id":1,"issue_iid":3}}}}}}}}"#
-    )
+const GET_ISSUE: &str = r#"{"name":"gitlab_issue","arguments":{"action":"get","params":{"project_id":1,"issue_iid":3}}}"#;
+
+fn call_line(id: u64, call: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{call}}}"#)
+}
+
+/// A page of `n` issues: the benchmark's issue with iids 1..=n.
+fn issue_list(issue: &Path, n: usize) -> String {
+    let issue: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(issue).expect("the issue")).expect("JSON");
+    let items: Vec<serde_json::Value> = (1..=n)
+        .map(|iid| {
+            let mut item = issue.clone();
+            item["iid"] = iid.into();
+            item["id"] = (100 + iid).into();
+            item
+        })
+        .collect();
+    serde_json::to_string(&items).expect("a list")
 }
 
 /// `serve` over stdio: the handshake, `calls` calls one after another, EOF.
-fn stdio_run(bin: &Path, gitlab: &str, calls: u64, scratch: &Path, keep_in: Option<&Path>) -> u64 {
+fn stdio_run(
+    bin: &Path,
+    gitlab: &str,
+    call: &str,
+    calls: u64,
+    scratch: &Path,
+    keep_in: Option<&Path>,
+) -> u64 {
     let out = scratch.join(format!("stdio-{calls}.callgrind"));
     let mut child = callgrind(bin, &out)
         .arg("serve")
@@ -260,7 +270,7 @@ fn stdio_run(bin: &Path, gitlab: &str, calls: u64, scratch: &Path, keep_in: Opti
     answer(&mut stdout, 0);
     writeln!(stdin, "{INITIALIZED}").unwrap();
     for id in 1..=calls {
-        writeln!(stdin, "{}", call_line(id)).unwrap();
+        writeln!(stdin, "{}", call_line(id, call)).unwrap();
         answer(&mut stdout, id);
     }
     drop(stdin);
@@ -286,7 +296,9 @@ fn http_run(bin: &Path, gitlab: &str, calls: u64, scratch: &Path, keep_in: Optio
         .stderr(Stdio::inherit())
         .spawn()
         .expect("start valgrind");
-    wait_for_port(port);
+    if let Err(problem) = wait_for_port(port, &mut server) {
+        panic!("the HTTP server under valgrind {problem}");
+    }
     // Once /healthz answers, the server is fully up (its SIGTERM handler
     // included); both runs make this one request, so it cancels out.
     wait_for_health(port);

@@ -309,7 +309,8 @@ impl Engine {
                     progress: context.progress,
                     screen: None,
                 };
-                handlers::graphql::run(call, route, &gitlab, &self.graphql).await
+                // Boxed: its future is large, and REST calls need not carry it.
+                Box::pin(handlers::graphql::run(call, route, &gitlab, &self.graphql)).await
             }
             Route::Rest(route) => {
                 let screen = self.policy.lockdown.map(Screen::new);

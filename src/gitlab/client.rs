@@ -480,7 +480,7 @@ fn network_error(error: &reqwest::Error, target: &Target) -> GitLabError {
 const FORM_ANSWER_MAX: usize = 1024 * 1024;
 
 /// The most bytes of one GitLab answer the server reads.
-const MAX_BODY: usize = 256 * 1024 * 1024;
+pub const MAX_BODY: usize = 256 * 1024 * 1024;
 
 /// How long to wait before retrying after `error`, or `None` when it must
 /// not be retried.

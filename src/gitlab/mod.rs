@@ -12,7 +12,7 @@ pub mod response;
 pub mod target;
 pub mod token_scopes;
 
-pub use client::{BodyStream, Client, ClientSettings, Failed, Retry, TlsSettings};
+pub use client::{BodyStream, Client, ClientSettings, Failed, MAX_BODY, Retry, TlsSettings};
 pub use error::{GitLabError, GraphqlError, GraphqlFailure, NetworkKind, StatusError};
 pub use request::{Body, Endpoint, HttpRequest};
 pub use response::{Pagination, Response};

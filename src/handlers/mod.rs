@@ -19,12 +19,13 @@ pub mod poll;
 mod raw_upload;
 mod review;
 mod review_context;
+mod text_stream;
 mod triage;
 mod upload;
 mod wait;
 mod wait_merge;
 
-use crate::catalog::{Handler, RestRoute};
+use crate::catalog::{Handler, RestRoute, Returns, TextStart};
 use crate::dispatch::ValidatedCall;
 use crate::gitlab::{Client, Failed, HttpRequest, Response, Target, request};
 use crate::render::{self, Output};
@@ -106,20 +107,24 @@ pub fn request(call: &ValidatedCall, route: &RestRoute) -> Result<HttpRequest, S
 
 /// The whole action: one request and its answer, unless its handler
 /// carries it out itself (several requests, or none).
+///
+/// The handlers of several requests are boxed: their futures are kilobytes,
+/// and inline they would make every call's future as large, copied each
+/// time it moves (BENCHMARKS.md: 38,000 instructions a call of `memcpy`).
 pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -> Output {
     match call.action.handler {
         Some(Handler::DownloadLink) => download_link::run(call, route, gitlab),
-        Some(Handler::LineComment) => line_comment::run(call, route, gitlab).await,
-        Some(Handler::Review) => review::run(call, route, gitlab).await,
-        Some(Handler::ReviewContext) => review_context::run(call, route, gitlab).await,
-        Some(Handler::Triage) => triage::run(call, route, gitlab).await,
-        Some(Handler::Wait) => wait::run(call, route, gitlab).await,
-        Some(Handler::WaitMerge) => wait_merge::run(call, route, gitlab).await,
+        Some(Handler::LineComment) => Box::pin(line_comment::run(call, route, gitlab)).await,
+        Some(Handler::Review) => Box::pin(review::run(call, route, gitlab)).await,
+        Some(Handler::ReviewContext) => Box::pin(review_context::run(call, route, gitlab)).await,
+        Some(Handler::Triage) => Box::pin(triage::run(call, route, gitlab)).await,
+        Some(Handler::Wait) => Box::pin(wait::run(call, route, gitlab)).await,
+        Some(Handler::WaitMerge) => Box::pin(wait_merge::run(call, route, gitlab)).await,
         Some(Handler::ArtifactList) => {
-            one_request(call, route, gitlab, artifact_list::answer).await
+            one_request(call, route, gitlab, Reading::Whole(artifact_list::answer)).await
         }
         None | Some(Handler::Upload | Handler::RawUpload) => {
-            one_request(call, route, gitlab, render::success).await
+            one_request(call, route, gitlab, reading(call, gitlab)).await
         }
     }
 }
@@ -127,13 +132,36 @@ pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
 /// How a successful answer reads.
 type Answer = fn(&ValidatedCall, &Response, render::Options) -> Output;
 
+/// How an answer is read: whole, then rendered; or a text through its
+/// window as it streams.
+#[derive(Clone, Copy)]
+enum Reading {
+    Whole(Answer),
+    Window(TextStart),
+}
+
+/// A text is streamed through its window, unless lockdown screens the
+/// answer (it reads whole bodies) or the action has a handler of its own.
+fn reading(call: &ValidatedCall, gitlab: &Gitlab<'_>) -> Reading {
+    match call.action.returns {
+        Returns::Text(start)
+            if call.action.handler.is_none()
+                && gitlab.screen.is_none()
+                && call.view.max_items.is_none() =>
+        {
+            Reading::Window(start)
+        }
+        _ => Reading::Whole(render::success),
+    }
+}
+
 /// The catalog's way: one request (every page of it, for `max_items`),
 /// its answer or its failure.
 async fn one_request(
     call: &ValidatedCall,
     route: &RestRoute,
     gitlab: &Gitlab<'_>,
-    answer: Answer,
+    reading: Reading,
 ) -> Output {
     let request = match request(call, route) {
         Ok(request) => request,
@@ -145,34 +173,44 @@ async fn one_request(
         }
     };
     tracing::debug!(tool = call.tool.name, action = call.action.name, method = request.method.as_str(), path = %request.path, "request");
+    let answer = match reading {
+        Reading::Window(start) => {
+            return reporting_if_slow(gitlab, text_stream::read(call, &request, gitlab, start))
+                .await;
+        }
+        Reading::Whole(answer) => answer,
+    };
     if let Some(max_items) = call.view.max_items {
-        return paging::follow(call, request, max_items, gitlab, answer).await;
+        return Box::pin(paging::follow(call, request, max_items, gitlab, answer)).await;
     }
-    // Progress only once the request is slow: rmcp's client asks for
-    // progress on every call, and two notifications per fast call cost a
-    // third of the throughput (BENCHMARKS.md). Without a progress token no
-    // timer is armed: each new timer wakes tokio's driver once more.
-    let send = gitlab.send(&request);
-    tokio::pin!(send);
-    let (sent, reported) = if gitlab.progress.is_none() {
-        (send.await, false)
-    } else {
-        tokio::select! {
-            sent = &mut send => (sent, false),
-            () = tokio::time::sleep(SLOW_REQUEST) => {
-                gitlab.progress(0.0, Some(1.0), "sent to GitLab, waiting for its answer");
-                (send.await, true)
-            }
+    let answered = async {
+        match gitlab.send(&request).await {
+            Ok(response) => answer(call, &response, gitlab.render),
+            Err(failed) => gitlab.failure(call, &failed),
         }
     };
-    let output = match sent {
-        Ok(response) => answer(call, &response, gitlab.render),
-        Err(failed) => gitlab.failure(call, &failed),
-    };
-    if reported {
-        gitlab.progress(1.0, Some(1.0), "answered");
+    reporting_if_slow(gitlab, answered).await
+}
+
+/// `work`, reporting progress once it has taken `SLOW_REQUEST`. Progress
+/// only once the request is slow: rmcp's client asks for progress on every
+/// call, and two notifications per fast call cost a third of the
+/// throughput (BENCHMARKS.md). Without a progress token no timer is armed:
+/// each new timer wakes tokio's driver once more.
+async fn reporting_if_slow(gitlab: &Gitlab<'_>, work: impl Future<Output = Output>) -> Output {
+    tokio::pin!(work);
+    if gitlab.progress.is_none() {
+        return work.await;
     }
-    output
+    tokio::select! {
+        output = &mut work => output,
+        () = tokio::time::sleep(SLOW_REQUEST) => {
+            gitlab.progress(0.0, Some(1.0), "sent to GitLab, waiting for its answer");
+            let output = work.await;
+            gitlab.progress(1.0, Some(1.0), "answered");
+            output
+        }
+    }
 }
 
 /// How long a single request runs before its call reports progress.

@@ -18,6 +18,16 @@ pub fn icon(svg: &str) -> Icon {
         .with_sizes(vec!["any".into()])
 }
 
+/// The server's icon, written once: rmcp asks for the server's info on
+/// every stateless HTTP request, and writing the icon cost 22,000
+/// instructions each time (BENCHMARKS.md).
+pub fn server_icon() -> Icon {
+    static SERVER: std::sync::OnceLock<Icon> = std::sync::OnceLock::new();
+    SERVER
+        .get_or_init(|| icon(crate::catalog::server_icon()))
+        .clone()
+}
+
 /// `data:image/svg+xml;base64,...` or `data:image/svg+xml,...`, whichever
 /// is shorter.
 fn data_uri(svg: &str) -> String {

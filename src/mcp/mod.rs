@@ -9,6 +9,7 @@ mod resources;
 mod server;
 pub mod sessions;
 mod stdio;
+mod stdio_lines;
 mod tasks;
 pub mod tools;
 pub mod views;
@@ -18,7 +19,7 @@ pub use server::GitLabServer;
 
 use std::sync::Arc;
 
-use rmcp::{RoleServer, ServiceExt};
+use rmcp::ServiceExt;
 
 use crate::engine::{Engine, KnownScopes};
 
@@ -38,9 +39,8 @@ pub async fn serve_stdio(
     });
     let server = GitLabServer::new(engine, introduction, scopes);
     let versions = rmcp::ServerHandler::supported_protocol_versions(&server);
-    let transport = rmcp::transport::IntoTransport::<RoleServer, _, _>::into_transport(
-        rmcp::transport::io::stdio_pipes(),
-    );
+    let (read, write) = rmcp::transport::io::stdio_pipes();
+    let transport = stdio_lines::LineTransport::new(read, write);
     let service = server
         .serve(stdio::BeforeHandshake::new(transport, versions))
         .await?;

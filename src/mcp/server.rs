@@ -168,6 +168,9 @@ impl GitLabServer {
             .meta
             .get_progress_token()
             .map(|token| ProgressForwarder::start(token, context.peer.clone()));
+        // The engine's future is left inline: boxing it saved 21,000
+        // instructions a stdio call but cost 45,000 an HTTP one, and
+        // pinning it in place cost both (BENCHMARKS.md).
         let call = unless_it_panics(
             tool,
             self.engine.call(
@@ -234,6 +237,55 @@ impl GitLabServer {
             target: self.target(context)?,
             scopes,
         }))
+    }
+
+    /// A `tools/call`: as a task when the client asked for one, else run,
+    /// with the user's confirmation asked where the session allows.
+    async fn answer_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let none = Map::new();
+        let arguments = request.arguments.as_ref().unwrap_or(&none);
+        if let Some(task) = self.as_task(&request.name, arguments, &context).await? {
+            return Ok(CallToolResponse::Task(task));
+        }
+        // The digest binds an answer to its call; it is needed only when the
+        // call carries an answer or a question is asked (a few calls).
+        let digest = || call_digest(&request.name, arguments);
+        let answer = input_answer(&request, digest);
+        if answer == Some(false) {
+            return Ok(to_result(declined(&request)).into());
+        }
+        let outcome = self
+            .run(
+                &request.name,
+                arguments.clone(),
+                answer == Some(true),
+                &context,
+            )
+            .await?;
+        let (question, refusal) = match outcome {
+            Outcome::Done(output) => return Ok(to_result(output).into()),
+            Outcome::NeedsConfirmation { question, refusal } => (question, refusal),
+        };
+        let refused = || Ok(to_result(Output::error(refusal.clone())).into());
+        match asking(&context) {
+            Asking::Impossible => refused(),
+            Asking::InputRequired => Ok(input_required(question, digest())),
+            Asking::Elicit => match self.elicit(&context, &question).await {
+                Some(true) => match self
+                    .run(&request.name, arguments.clone(), true, &context)
+                    .await?
+                {
+                    Outcome::Done(output) => Ok(to_result(output).into()),
+                    Outcome::NeedsConfirmation { .. } => refused(),
+                },
+                Some(false) => Ok(to_result(declined(&request)).into()),
+                None => refused(),
+            },
+        }
     }
 
     /// Ask the user on a session that allows server requests.
@@ -335,7 +387,8 @@ fn accepted(action: ElicitationAction, content: Option<&Value>) -> bool {
 /// arguments, hashed (FNV-1a). A client retrying another call with the
 /// same answer is asked again.
 fn call_digest(tool: &str, arguments: &Map<String, Value>) -> String {
-    let text = format!("{tool}\n{}", Value::Object(arguments.clone()));
+    let arguments = serde_json::to_string(arguments).expect("a JSON map serializes");
+    let text = format!("{tool}\n{arguments}");
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in text.bytes() {
         hash ^= u64::from(byte);
@@ -359,11 +412,11 @@ fn declined(request: &CallToolRequestParams) -> Output {
 
 /// The user's answer carried by a retry after an input-required round:
 /// valid only for the call it was asked for (`digest`).
-fn input_answer(request: &CallToolRequestParams, digest: &str) -> Option<bool> {
+fn input_answer(request: &CallToolRequestParams, digest: impl FnOnce() -> String) -> Option<bool> {
     let (Some(responses), Some(state)) = (&request.input_responses, &request.request_state) else {
         return None;
     };
-    if state != digest {
+    if *state != digest() {
         return None;
     }
     responses.get(CONFIRM_KEY).map(|r| {
@@ -440,7 +493,7 @@ impl ServerHandler for GitLabServer {
         .with_server_info(
             Implementation::new("gitlab-mcp", env!("CARGO_PKG_VERSION"))
                 .with_title(self.introduction.title())
-                .with_icons(vec![super::icons::icon(crate::catalog::server_icon())]),
+                .with_icons(vec![super::icons::server_icon()]),
         )
         .with_instructions(self.introduction.instructions())
     }
@@ -612,45 +665,14 @@ impl ServerHandler for GitLabServer {
             .cloned()
     }
 
-    async fn call_tool(
+    /// Boxed: rmcp keeps a request's handler future inside its own task's,
+    /// which is copied as it moves; a box keeps that copy a pointer.
+    fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let arguments = request.arguments.clone().unwrap_or_default();
-        if let Some(task) = self.as_task(&request.name, &arguments, &context).await? {
-            return Ok(CallToolResponse::Task(task));
-        }
-        let digest = call_digest(&request.name, &arguments);
-        let answer = input_answer(&request, &digest);
-        if answer == Some(false) {
-            return Ok(to_result(declined(&request)).into());
-        }
-        let outcome = self
-            .run(
-                &request.name,
-                arguments.clone(),
-                answer == Some(true),
-                &context,
-            )
-            .await?;
-        let (question, refusal) = match outcome {
-            Outcome::Done(output) => return Ok(to_result(output).into()),
-            Outcome::NeedsConfirmation { question, refusal } => (question, refusal),
-        };
-        let refused = || Ok(to_result(Output::error(refusal.clone())).into());
-        match asking(&context) {
-            Asking::Impossible => refused(),
-            Asking::InputRequired => Ok(input_required(question, digest)),
-            Asking::Elicit => match self.elicit(&context, &question).await {
-                Some(true) => match self.run(&request.name, arguments, true, &context).await? {
-                    Outcome::Done(output) => Ok(to_result(output).into()),
-                    Outcome::NeedsConfirmation { .. } => refused(),
-                },
-                Some(false) => Ok(to_result(declined(&request)).into()),
-                None => refused(),
-            },
-        }
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
+        Box::pin(self.answer_call(request, context))
     }
 
     async fn get_task(

@@ -23,7 +23,7 @@ mod zip_listing;
 
 pub use failure::{Context, failure};
 pub use pagination::pagination_line;
-pub use text::window;
+pub use text::{Window, window};
 
 use serde_json::{Map, Value, json};
 
@@ -91,31 +91,34 @@ impl Output {
 /// The result of a successful answer, by what the action returns.
 pub fn success(call: &ValidatedCall, response: &Response, options: Options) -> Output {
     let cap = options.max_bytes;
-    let parsed = Node::parse(&response.body);
+    // A text (a log, a raw file that may be JSON too) is not parsed.
+    let parsed = match call.action.returns {
+        Returns::Text(_) => None,
+        _ => Node::parse(&response.body),
+    };
+    // Escaping walks every string of the tree; a body of plain ASCII with
+    // no `\u` escape has nothing to escape (most of GitLab's answers).
+    let plain = untrusted::is_plain(&response.body);
     let mut output = match (call.action.returns, parsed) {
         (Returns::Text(start), _) => {
             let body = String::from_utf8_lossy(&response.body);
-            // A log is shown as a terminal shows it.
-            let text = match start {
-                TextStart::Tail => terminal::clean_log(&body),
-                TextStart::Head => body,
-            };
-            Output::ok(window(&text, call.view.lines, start, cap))
+            // A log is shown as a terminal shows it (the window cleans it).
+            Output::ok(window(&body, call.view.lines, start, cap))
         }
         (Returns::Nothing, None) => Output::ok(format!(
             "Done: {} {} succeeded (HTTP {}).",
             call.tool.name, call.action.name, response.status
         )),
         (Returns::List(kind), Some(Node::Arr(items))) if kind.diffs == Diffs::Itself => {
-            diff_list(call, kind, items, &response.pagination, options)
+            diff_list(call, kind, items, &response.pagination, options, plain)
         }
         (Returns::List(kind), Some(Node::Arr(items))) => {
-            list(call, kind, items, &response.pagination, options)
+            list(call, kind, items, &response.pagination, options, plain)
         }
         (Returns::One(kind) | Returns::List(kind), Some(node)) => {
-            one(call, Some(kind), node, options)
+            one(call, Some(kind), node, options, plain)
         }
-        (Returns::Nothing, Some(node)) => one(call, None, node, options),
+        (Returns::Nothing, Some(node)) => one(call, None, node, options, plain),
         // Not JSON where JSON was expected: nothing the model can use.
         (_, None) => not_json(call, response),
     };
@@ -161,12 +164,15 @@ fn diff_list(
     items: Vec<Node>,
     pagination: &Pagination,
     options: Options,
+    plain: bool,
 ) -> Output {
     if call.view.raw || call.view.fields.is_some() {
-        return list(call, kind, items, pagination, options);
+        return list(call, kind, items, pagination, options, plain);
     }
     let mut items = items;
-    items.iter_mut().for_each(untrusted::escape_node);
+    if !plain {
+        items.iter_mut().for_each(untrusted::escape_node);
+    }
     match diff::render(&items, call.view.file.as_deref(), options.max_bytes) {
         Ok(text) => Output::ok(text),
         Err(message) => Output::error(message),
@@ -192,6 +198,7 @@ fn list(
     items: Vec<Node>,
     pagination: &Pagination,
     options: Options,
+    plain: bool,
 ) -> Output {
     let cap = options.max_bytes;
     let note = {
@@ -203,7 +210,9 @@ fn list(
         .into_iter()
         .map(|i| {
             let mut item = json::shape(i, Some(kind), true, &call.view);
-            untrusted::escape_node(&mut item);
+            if !plain {
+                untrusted::escape_node(&mut item);
+            }
             item
         })
         .collect();
@@ -240,12 +249,14 @@ fn one(
     kind: Option<&'static KindSpec>,
     mut node: Node,
     options: Options,
+    plain: bool,
 ) -> Output {
     let cap = options.max_bytes;
-    if !call.view.raw {
-        decode_file_content(&mut node);
+    // A file's decoded content is text GitLab did not send as such.
+    let decoded = !call.view.raw && decode_file_content(&mut node);
+    if !plain || decoded {
+        untrusted::escape_node(&mut node);
     }
-    untrusted::escape_node(&mut node);
     let note = json::unknown_fields(&[&node], &call.view);
     // Diffs inside an object (compare's `diffs`) are shown as diffs after
     // the object.
@@ -285,18 +296,21 @@ fn one(
 }
 
 /// GitLab sends file contents in base64; a text file is shown as text.
-fn decode_file_content(node: &mut Node) {
+/// Whether it was decoded.
+fn decode_file_content(node: &mut Node) -> bool {
     if node.get("encoding").and_then(Node::as_str) != Some("base64") {
-        return;
+        return false;
     }
     let Some(content) = node.get("content").and_then(Node::as_str) else {
-        return;
+        return false;
     };
     let decoded = decode_base64(content).and_then(|b| String::from_utf8(b).ok());
-    if let Some(text) = decoded {
-        node.set("content", Node::Str(text.into()));
-        node.set("encoding", Node::Str("text".into()));
-    }
+    let Some(text) = decoded else {
+        return false;
+    };
+    node.set("content", Node::Str(text.into()));
+    node.set("encoding", Node::Str("text".into()));
+    true
 }
 
 fn take_diffs<'a>(node: &mut Node<'a>, field: &str) -> Option<Vec<Node<'a>>> {

@@ -64,6 +64,14 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Whether a JSON body can hold no hidden character and no mark: plain
+/// ASCII, and no `\u` escape that could spell one. Then escaping each of
+/// its strings would change nothing.
+pub fn is_plain(body: &[u8]) -> bool {
+    // Both checks go a word (or a vector) at a time, not byte by byte.
+    body.is_ascii() && std::str::from_utf8(body).is_ok_and(|text| !text.contains("\\u"))
+}
+
 /// Pictographs and symbols that emoji sequences join.
 fn emoji(c: char) -> bool {
     matches!(c, '\u{1F000}'..='\u{1FAFF}' | '\u{2600}'..='\u{27BF}')
@@ -132,6 +140,14 @@ fn hidden(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plain_body_is_ascii_without_unicode_escapes() {
+        assert!(is_plain(br#"{"title":"a \"quoted\" \\ text\n"}"#));
+        assert!(!is_plain(br#"{"title":"zero\u200bwidth"}"#));
+        assert!(!is_plain("{\"title\":\"caf\u{e9}\"}".as_bytes()));
+        assert!(!is_plain("{\"title\":\"\u{200B}\"}".as_bytes()));
+    }
 
     #[test]
     fn the_frame_is_on_lines_of_its_own() {

@@ -471,3 +471,31 @@ async fn every_resource_kind_renders_compactly() {
     }
     h.stop().await;
 }
+
+/// A range stops the reading once it is passed: the first 40 lines of the
+/// 5 MB log are answered without reading the rest, so the total is not
+/// known and the footer says so; the last 50 lines need the whole log and
+/// count it.
+#[tokio::test]
+async fn a_line_range_stops_reading_a_long_log_after_its_end() {
+    let h = Harness::start(Lifecycle::Initialize).await;
+    let head = h
+        .ok("gitlab_pipeline", json!({"action": "job_log", "params": {"project_id": 1, "job_id": 102}, "lines": "1-40"}))
+        .await;
+    let footer = head.lines().last().unwrap();
+    assert_eq!(
+        footer,
+        "[lines 1-40 of more than 40 (the rest not read) · later: \"lines\": \"41-80\"]"
+    );
+    assert_eq!(common::data(&head).lines().count(), 40, "{head}");
+    let tail = h
+        .ok("gitlab_pipeline", json!({"action": "job_log", "params": {"project_id": 1, "job_id": 102}, "lines": "-50"}))
+        .await;
+    let footer = tail.lines().last().unwrap();
+    assert!(
+        footer.starts_with("[lines ") && footer.contains(" of ") && !footer.contains("more than"),
+        "{footer}"
+    );
+    assert_eq!(common::data(&tail).lines().count(), 50, "{tail}");
+    h.stop().await;
+}

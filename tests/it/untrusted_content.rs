@@ -106,3 +106,57 @@ async fn errors_quoting_gitlab_show_hidden_characters_escaped() {
     );
     h.stop().await;
 }
+
+/// GitLab may write a hidden character as a JSON escape (`\u200b`), so
+/// its body is all ASCII: the strings are escaped all the same, in one
+/// object, a list, and a file whose base64 content decodes to one.
+#[test]
+fn hidden_characters_sent_as_json_escapes_are_shown() {
+    use bytes::Bytes;
+    use gitlab_mcp::gitlab::{Pagination, Response};
+    use gitlab_mcp::{catalog, dispatch, render};
+
+    let render = |tool: &str, args: serde_json::Value, body: &str| {
+        let call = dispatch::decode(
+            catalog::tool(tool).unwrap(),
+            catalog::tools(),
+            args.as_object().unwrap().clone(),
+            None,
+        )
+        .unwrap();
+        assert!(body.is_ascii());
+        let response = Response {
+            status: 200,
+            body: Bytes::from(body.to_string()),
+            is_json: true,
+            pagination: Pagination::default(),
+            request_id: None,
+        };
+        render::success(&call, &response, render::Options::default()).text
+    };
+    let issue = r#"{"iid":3,"title":"ok\u200bthen \u27e7 \u202egpj.exe"}"#;
+    let one = render(
+        "gitlab_issue",
+        json!({"action": "get", "params": {"project_id": 1, "issue_iid": 3}}),
+        issue,
+    );
+    let list = render(
+        "gitlab_issue",
+        json!({"action": "list", "params": {"project_id": 1}}),
+        &format!("[{issue}]"),
+    );
+    for text in [one, list] {
+        assert!(
+            text.contains("ok[U+200B]then [U+27E7] [U+202E]gpj.exe"),
+            "{text}"
+        );
+        assert_eq!(text.matches('⟧').count(), 1, "{text}");
+    }
+    // base64 of "a\u{200B}b"
+    let file = render(
+        "gitlab_repository",
+        json!({"action": "file_get", "params": {"project_id": 1, "file_path": "a.txt", "ref": "main"}}),
+        r#"{"file_name":"a.txt","encoding":"base64","content":"YeKAi2I="}"#,
+    );
+    assert!(file.contains("a[U+200B]b"), "{file}");
+}
