@@ -134,7 +134,7 @@ fn write_log(path: &Path, bytes: u64) {
     let mut i = 0u64;
     while written < bytes {
         i += 1;
-        let line = if i % 10 == 0 {
+        let line = if i.is_multiple_of(10) {
             format!("\x1b[32;1mstep {i:08}\x1b[0;m downloading 10%\r downloading 100% done\n")
         } else {
             format!(

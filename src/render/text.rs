@@ -76,7 +76,7 @@ impl Window {
     }
 
     /// Which end the window keeps when the text is over the cap.
-    fn from_end(&self) -> bool {
+    fn counts_from_end(&self) -> bool {
         match self.range {
             Some(LineRange::Last(_)) => true,
             Some(LineRange::Span { .. }) => false,
@@ -111,7 +111,7 @@ impl Window {
         };
         self.bytes += line.len();
         let budget = self.keep_budget();
-        if self.from_end() {
+        if self.counts_from_end() {
             if self.kept.is_empty() {
                 self.first_kept = index;
             }
@@ -171,7 +171,7 @@ impl Window {
                 end: lines.len(),
             },
             budget,
-            self.from_end(),
+            self.counts_from_end(),
         );
         let mut body: String = lines[fitted.start..fitted.end].concat();
         let within = if lines.is_empty() {
