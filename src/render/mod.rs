@@ -15,6 +15,7 @@ pub mod graphql;
 mod json;
 pub mod log_scan;
 mod pagination;
+mod parse;
 mod terminal;
 mod text;
 mod tree;

@@ -6,9 +6,7 @@
 //! an issue this way costs a fraction of going through `serde_json::Value`.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Number, Value};
 
@@ -26,7 +24,7 @@ impl<'a> Node<'a> {
     pub fn parse(body: &'a [u8]) -> Option<Node<'a>> {
         // JSON is UTF-8: checked once for the whole body, a word at a time,
         // rather than string by string as `from_slice` does.
-        serde_json::from_str(std::str::from_utf8(body).ok()?).ok()
+        super::parse::parse(std::str::from_utf8(body).ok()?)
     }
 
     pub fn get(&self, key: &str) -> Option<&Node<'a>> {
@@ -118,95 +116,6 @@ impl Serialize for Node<'_> {
                 map.end()
             }
         }
-    }
-}
-
-impl<'de> Deserialize<'de> for Node<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(NodeVisitor)
-    }
-}
-
-struct NodeVisitor;
-
-impl<'de> Visitor<'de> for NodeVisitor {
-    type Value = Node<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("JSON")
-    }
-
-    fn visit_unit<E>(self) -> Result<Node<'de>, E> {
-        Ok(Node::Null)
-    }
-
-    fn visit_bool<E>(self, b: bool) -> Result<Node<'de>, E> {
-        Ok(Node::Bool(b))
-    }
-
-    fn visit_i64<E>(self, n: i64) -> Result<Node<'de>, E> {
-        Ok(Node::Number(n.into()))
-    }
-
-    fn visit_u64<E>(self, n: u64) -> Result<Node<'de>, E> {
-        Ok(Node::Number(n.into()))
-    }
-
-    fn visit_f64<E>(self, n: f64) -> Result<Node<'de>, E> {
-        Ok(Number::from_f64(n).map_or(Node::Null, Node::Number))
-    }
-
-    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Node<'de>, E> {
-        Ok(Node::Str(Cow::Borrowed(s)))
-    }
-
-    fn visit_str<E>(self, s: &str) -> Result<Node<'de>, E> {
-        Ok(Node::Str(Cow::Owned(s.to_string())))
-    }
-
-    fn visit_string<E>(self, s: String) -> Result<Node<'de>, E> {
-        Ok(Node::Str(Cow::Owned(s)))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(item) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(Node::Arr(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
-        let mut fields = Vec::with_capacity(map.size_hint().unwrap_or(8));
-        while let Some(key) = map.next_key::<Key<'de>>()? {
-            fields.push((key.0, map.next_value()?));
-        }
-        Ok(Node::Obj(fields))
-    }
-}
-
-/// A map key, borrowed when it has no escapes.
-struct Key<'a>(Cow<'a, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a field name")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(s)))
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(s.to_string())))
-            }
-            fn visit_string<E: de::Error>(self, s: String) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(s)))
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
     }
 }
 
