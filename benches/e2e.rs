@@ -12,7 +12,8 @@
 //!
 //! The server is `gitlab-mcp serve`; with `GITLAB_MCP_PEER_CMD` set (see
 //! `scripts/compare-peer.sh`) the same workload also runs through that
-//! command, a peer MCP server, and both rows are printed in one table.
+//! command, a peer MCP server, and both rows are printed in one table;
+//! `GITLAB_MCP_BEFORE_BIN` adds a row for another build of ours.
 //!
 //! Run: `cargo bench --bench e2e` (full), or `cargo test --bench e2e` (a
 //! brief run that only checks it works). Results: BENCHMARKS.md.
@@ -42,6 +43,7 @@ struct Sizes {
 }
 
 /// A server under test: how to start it and which call reads issue 3.
+#[derive(Clone)]
 struct ServerSpec {
     name: String,
     program: String,
@@ -106,6 +108,14 @@ async fn run(sizes: Sizes, full: bool) {
         tool: "gitlab_issue",
         arguments: json!({"action": "get", "params": {"project_id": 1, "issue_iid": 3}}),
     }];
+    // GITLAB_MCP_BEFORE_BIN: another build of ours (the one before a
+    // change) as a second row, so both are measured in one run.
+    if let Ok(before) = std::env::var("GITLAB_MCP_BEFORE_BIN") {
+        let mut spec = specs[0].clone();
+        spec.name = "gitlab-mcp (before)".into();
+        spec.program = before;
+        specs.push(spec);
+    }
     if let Ok(command) = std::env::var("GITLAB_MCP_PEER_CMD") {
         let mut words = command.split_whitespace().map(str::to_string);
         specs.push(ServerSpec {

@@ -173,35 +173,48 @@ async fn one_request(
         }
     };
     tracing::debug!(tool = call.tool.name, action = call.action.name, method = request.method.as_str(), path = %request.path, "request");
+    // Each future is built where it is awaited, and the one that reports
+    // progress is boxed: an async fn keeps room for a future it moved
+    // (rust-lang/rust#62958), and this one's size is every call's, copied
+    // each time the call's future moves (BENCHMARKS.md: 28,000
+    // instructions a call of memcpy).
     let answer = match reading {
+        Reading::Window(start) if gitlab.progress.is_none() => {
+            return text_stream::read(call, &request, gitlab, start).await;
+        }
         Reading::Window(start) => {
-            return reporting_if_slow(gitlab, text_stream::read(call, &request, gitlab, start))
-                .await;
+            return Box::pin(reporting_if_slow(
+                gitlab,
+                text_stream::read(call, &request, gitlab, start),
+            ))
+            .await;
         }
         Reading::Whole(answer) => answer,
     };
     if let Some(max_items) = call.view.max_items {
         return Box::pin(paging::follow(call, request, max_items, gitlab, answer)).await;
     }
-    let answered = async {
-        match gitlab.send(&request).await {
-            Ok(response) => answer(call, &response, gitlab.render),
-            Err(failed) => gitlab.failure(call, &failed),
-        }
+    let finish = |sent: Result<Response, Failed>| match sent {
+        Ok(response) => answer(call, &response, gitlab.render),
+        Err(failed) => gitlab.failure(call, &failed),
     };
-    reporting_if_slow(gitlab, answered).await
+    if gitlab.progress.is_none() {
+        return finish(gitlab.send(&request).await);
+    }
+    Box::pin(reporting_if_slow(gitlab, async {
+        finish(gitlab.send(&request).await)
+    }))
+    .await
 }
 
 /// `work`, reporting progress once it has taken `SLOW_REQUEST`. Progress
 /// only once the request is slow: rmcp's client asks for progress on every
 /// call, and two notifications per fast call cost a third of the
-/// throughput (BENCHMARKS.md). Without a progress token no timer is armed:
-/// each new timer wakes tokio's driver once more.
+/// throughput (BENCHMARKS.md). Without a progress token no timer is armed
+/// (the callers await the work itself): each new timer wakes tokio's
+/// driver once more.
 async fn reporting_if_slow(gitlab: &Gitlab<'_>, work: impl Future<Output = Output>) -> Output {
     tokio::pin!(work);
-    if gitlab.progress.is_none() {
-        return work.await;
-    }
     tokio::select! {
         output = &mut work => output,
         () = tokio::time::sleep(SLOW_REQUEST) => {
