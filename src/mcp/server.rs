@@ -565,79 +565,84 @@ impl ServerHandler for GitLabServer {
 
     /// Values for a prompt argument or a template variable, from one
     /// GitLab read within `completions::TIME_LIMIT`; a failure is an empty
-    /// completion, logged.
-    async fn complete(
+    /// completion, logged. Boxed, as `call_tool` is.
+    fn complete(
         &self,
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CompleteResult, ErrorData> {
-        let surface = self.surface(&context).await;
-        let source = super::completions::source(self.engine.tools_for(surface), &request)?;
-        let typed = request.argument.value.as_str();
-        let project = request
-            .context
-            .as_ref()
-            .and_then(|c| c.get_argument("project"))
-            .map(String::as_str);
-        let Some(read) = source.read(typed, project) else {
-            return Ok(CompleteResult::default());
-        };
-        let target = self.target(&context)?;
-        let scopes = self.scopes(&context).await;
-        let call = CallContext {
-            target: &target,
-            scopes: scopes.as_ref(),
-            confirmed: false,
-            progress: None,
-        };
-        let answer = tokio::time::timeout(
-            super::completions::TIME_LIMIT,
-            self.engine.read_json(read.tool, read.arguments, call),
-        )
-        .await;
-        let completion = match answer {
-            Ok(Ok((value, pagination))) => source.values(typed, &value, &pagination),
-            Ok(Err(why)) => {
-                tracing::info!(tool = read.tool, %why, "completion: no values");
-                CompletionInfo::default()
-            }
-            Err(_) => {
-                tracing::info!(
-                    tool = read.tool,
-                    "completion: GitLab did not answer in time"
-                );
-                CompletionInfo::default()
-            }
-        };
-        Ok(CompleteResult::new(completion))
+    ) -> impl Future<Output = Result<CompleteResult, ErrorData>> + Send + '_ {
+        Box::pin(async move {
+            let surface = self.surface(&context).await;
+            let source = super::completions::source(self.engine.tools_for(surface), &request)?;
+            let typed = request.argument.value.as_str();
+            let project = request
+                .context
+                .as_ref()
+                .and_then(|c| c.get_argument("project"))
+                .map(String::as_str);
+            let Some(read) = source.read(typed, project) else {
+                return Ok(CompleteResult::default());
+            };
+            let target = self.target(&context)?;
+            let scopes = self.scopes(&context).await;
+            let call = CallContext {
+                target: &target,
+                scopes: scopes.as_ref(),
+                confirmed: false,
+                progress: None,
+            };
+            let answer = tokio::time::timeout(
+                super::completions::TIME_LIMIT,
+                self.engine.read_json(read.tool, read.arguments, call),
+            )
+            .await;
+            let completion = match answer {
+                Ok(Ok((value, pagination))) => source.values(typed, &value, &pagination),
+                Ok(Err(why)) => {
+                    tracing::info!(tool = read.tool, %why, "completion: no values");
+                    CompletionInfo::default()
+                }
+                Err(_) => {
+                    tracing::info!(
+                        tool = read.tool,
+                        "completion: GitLab did not answer in time"
+                    );
+                    CompletionInfo::default()
+                }
+            };
+            Ok(CompleteResult::new(completion))
+        })
     }
 
     /// A resource is read by the tool call its URI stands for, through the
     /// engine: the same policy, scopes, lockdown and rendering as the tool.
-    async fn read_resource(
+    /// Boxed, as `call_tool` is.
+    fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, ErrorData> {
-        // A view is the same page for everyone, and changes only with the
-        // server.
-        if let Some(view) = super::views::read(&request.uri) {
-            return Ok(view.into());
-        }
-        let call = super::resources::call(&request.uri)?;
-        let output = match self.run(call.tool, call.arguments, false, &context).await? {
-            Outcome::Done(output) => output,
-            // Reads are never held for confirmation; refuse if one were.
-            Outcome::NeedsConfirmation { refusal, .. } => Output::error(refusal),
-        };
-        let result = super::resources::contents(&request.uri, output)?;
-        let result = if modern(&context) {
-            // GitLab's data changes: read it again each time.
-            result.with_ttl_ms(0).with_cache_scope(CacheScope::Private)
-        } else {
-            result
-        };
-        Ok(result.into())
+    ) -> impl Future<Output = Result<ReadResourceResponse, ErrorData>> + Send + '_ {
+        Box::pin(async move {
+            // A view is the same page for everyone, and changes only with the
+            // server.
+            if let Some(view) = super::views::read(&request.uri) {
+                return Ok(view.into());
+            }
+            let call = super::resources::call(&request.uri)?;
+            let output = match self.run(call.tool, call.arguments, false, &context).await? {
+                Outcome::Done(output) => output,
+                // Reads are never held for confirmation; refuse if one were.
+                Outcome::NeedsConfirmation { refusal, .. } => Output::error(refusal),
+            };
+            let result = super::resources::contents(&request.uri, output)?;
+            let result = if modern(&context) {
+                // GitLab's data changes: read it again each time.
+                result.with_ttl_ms(0).with_cache_scope(CacheScope::Private)
+            } else {
+                result
+            };
+            Ok(result.into())
+        })
     }
 
     async fn get_prompt(
@@ -666,7 +671,11 @@ impl ServerHandler for GitLabServer {
     }
 
     /// Boxed: rmcp keeps a request's handler future inside its own task's,
-    /// which is copied as it moves; a box keeps that copy a pointer.
+    /// whatever the request, and that task is copied as it moves; a box
+    /// keeps each of ours a pointer there (`complete` and `read_resource`,
+    /// which reach GitLab, too: inline, their futures made every request's
+    /// task larger, 37,000 instructions a call of memcpy in tokio's
+    /// `set_stage`).
     fn call_tool(
         &self,
         request: CallToolRequestParams,
