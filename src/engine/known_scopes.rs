@@ -36,8 +36,11 @@ impl KnownScopes {
     /// The token's scopes, asked of GitLab the first time; `None` when
     /// GitLab did not say within `LOOKUP_LIMIT` (or there is no token).
     pub async fn get(&self, engine: &Engine, target: &Target) -> Option<&Scopes> {
+        // Boxed: the lookup runs once per token, and inline its future
+        // (a GitLab request) would sit in every request's future, which
+        // rmcp's tasks copy as they move.
         self.cell
-            .get_or_init(|| learn(engine, target))
+            .get_or_init(|| Box::pin(learn(engine, target)))
             .await
             .as_ref()
     }
