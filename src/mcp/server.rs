@@ -168,12 +168,13 @@ impl GitLabServer {
             .meta
             .get_progress_token()
             .map(|token| ProgressForwarder::start(token, context.peer.clone()));
-        // The engine's future is left inline: boxing it saved 21,000
-        // instructions a stdio call but cost 45,000 an HTTP one, and
-        // pinning it in place cost both (BENCHMARKS.md).
+        // The engine's future is boxed, so this one (held twice by
+        // `answer_call`, and moved into rmcp's box) stays small: measured
+        // once the scope lookup no longer sat inline in every request's
+        // future (BENCHMARKS.md).
         let call = unless_it_panics(
             tool,
-            self.engine.call(
+            Box::pin(self.engine.call(
                 tool,
                 arguments,
                 CallContext {
@@ -182,7 +183,7 @@ impl GitLabServer {
                     confirmed,
                     progress: progress.as_ref().map(|p| p as &dyn Progress),
                 },
-            ),
+            )),
         );
         let timeout = async {
             match self.call_timeout {
