@@ -50,7 +50,8 @@ STAGES = [
     ("gitlab/: the reqwest request built (URL parsed, token header)", r"gitlab_mcp::gitlab::client::Client::builder$"),
     ("hyper: the client connection's task", r"hyper::proto::h1::dispatch::Dispatcher<D,Bs,I,T>::poll_loop$"),
     ("render/: success (parse GitLab's JSON, compact, frame, write)", r"gitlab_mcp::render::success$"),
-    ("render/: GitLab's JSON parsed (tree)", r"<gitlab_mcp::render::tree::Node as serde_core::de::Deserialize>::deserialize$"),
+    ("render/: GitLab's JSON parsed (tree, through serde; builds before render/parse.rs)", r"<gitlab_mcp::render::tree::Node as serde_core::de::Deserialize>::deserialize$"),
+    ("render/: GitLab's JSON parsed (tree, render/parse.rs)", r"gitlab_mcp::render::parse::Reader::value$"),
     ("malloc/free/realloc (self)", r"^(malloc|free|realloc|calloc|_int_malloc|_int_free|_int_realloc|cfree|malloc_consolidate|unlink_chunk.*|posix_memalign|_mid_memalign.*)(@.*)?$"),
     ("memcpy/memmove (self)", r"^__mem(cpy|move)_avx_unaligned(_erms)?$"),
 ]
