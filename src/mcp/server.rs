@@ -289,6 +289,83 @@ impl GitLabServer {
         }
     }
 
+    /// Values for a prompt argument or a template variable, from one
+    /// GitLab read within `completions::TIME_LIMIT`; a failure is an empty
+    /// completion, logged.
+    async fn answer_completion(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let surface = self.surface(&context).await;
+        let source = super::completions::source(self.engine.tools_for(surface), &request)?;
+        let typed = request.argument.value.as_str();
+        let project = request
+            .context
+            .as_ref()
+            .and_then(|c| c.get_argument("project"))
+            .map(String::as_str);
+        let Some(read) = source.read(typed, project) else {
+            return Ok(CompleteResult::default());
+        };
+        let target = self.target(&context)?;
+        let scopes = self.scopes(&context).await;
+        let call = CallContext {
+            target: &target,
+            scopes: scopes.as_ref(),
+            confirmed: false,
+            progress: None,
+        };
+        let answer = tokio::time::timeout(
+            super::completions::TIME_LIMIT,
+            self.engine.read_json(read.tool, read.arguments, call),
+        )
+        .await;
+        let completion = match answer {
+            Ok(Ok((value, pagination))) => source.values(typed, &value, &pagination),
+            Ok(Err(why)) => {
+                tracing::info!(tool = read.tool, %why, "completion: no values");
+                CompletionInfo::default()
+            }
+            Err(_) => {
+                tracing::info!(
+                    tool = read.tool,
+                    "completion: GitLab did not answer in time"
+                );
+                CompletionInfo::default()
+            }
+        };
+        Ok(CompleteResult::new(completion))
+    }
+
+    /// A resource is read by the tool call its URI stands for, through the
+    /// engine: the same policy, scopes, lockdown and rendering as the tool.
+    async fn answer_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        // A view is the same page for everyone, and changes only with the
+        // server.
+        if let Some(view) = super::views::read(&request.uri) {
+            return Ok(view.into());
+        }
+        let call = super::resources::call(&request.uri)?;
+        let output = match self.run(call.tool, call.arguments, false, &context).await? {
+            Outcome::Done(output) => output,
+            // Reads are never held for confirmation; refuse if one were.
+            Outcome::NeedsConfirmation { refusal, .. } => Output::error(refusal),
+        };
+        let result = super::resources::contents(&request.uri, output)?;
+        let result = if modern(&context) {
+            // GitLab's data changes: read it again each time.
+            result.with_ttl_ms(0).with_cache_scope(CacheScope::Private)
+        } else {
+            result
+        };
+        Ok(result.into())
+    }
+
     /// Ask the user on a session that allows server requests.
     async fn elicit(&self, context: &RequestContext<RoleServer>, question: &str) -> Option<bool> {
         let params = ElicitRequestParams::FormElicitationParams {
@@ -564,86 +641,22 @@ impl ServerHandler for GitLabServer {
         })
     }
 
-    /// Values for a prompt argument or a template variable, from one
-    /// GitLab read within `completions::TIME_LIMIT`; a failure is an empty
-    /// completion, logged. Boxed, as `call_tool` is.
+    /// Boxed, as `call_tool` is.
     fn complete(
         &self,
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CompleteResult, ErrorData>> + Send + '_ {
-        Box::pin(async move {
-            let surface = self.surface(&context).await;
-            let source = super::completions::source(self.engine.tools_for(surface), &request)?;
-            let typed = request.argument.value.as_str();
-            let project = request
-                .context
-                .as_ref()
-                .and_then(|c| c.get_argument("project"))
-                .map(String::as_str);
-            let Some(read) = source.read(typed, project) else {
-                return Ok(CompleteResult::default());
-            };
-            let target = self.target(&context)?;
-            let scopes = self.scopes(&context).await;
-            let call = CallContext {
-                target: &target,
-                scopes: scopes.as_ref(),
-                confirmed: false,
-                progress: None,
-            };
-            let answer = tokio::time::timeout(
-                super::completions::TIME_LIMIT,
-                self.engine.read_json(read.tool, read.arguments, call),
-            )
-            .await;
-            let completion = match answer {
-                Ok(Ok((value, pagination))) => source.values(typed, &value, &pagination),
-                Ok(Err(why)) => {
-                    tracing::info!(tool = read.tool, %why, "completion: no values");
-                    CompletionInfo::default()
-                }
-                Err(_) => {
-                    tracing::info!(
-                        tool = read.tool,
-                        "completion: GitLab did not answer in time"
-                    );
-                    CompletionInfo::default()
-                }
-            };
-            Ok(CompleteResult::new(completion))
-        })
+        Box::pin(self.answer_completion(request, context))
     }
 
-    /// A resource is read by the tool call its URI stands for, through the
-    /// engine: the same policy, scopes, lockdown and rendering as the tool.
     /// Boxed, as `call_tool` is.
     fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ReadResourceResponse, ErrorData>> + Send + '_ {
-        Box::pin(async move {
-            // A view is the same page for everyone, and changes only with the
-            // server.
-            if let Some(view) = super::views::read(&request.uri) {
-                return Ok(view.into());
-            }
-            let call = super::resources::call(&request.uri)?;
-            let output = match self.run(call.tool, call.arguments, false, &context).await? {
-                Outcome::Done(output) => output,
-                // Reads are never held for confirmation; refuse if one were.
-                Outcome::NeedsConfirmation { refusal, .. } => Output::error(refusal),
-            };
-            let result = super::resources::contents(&request.uri, output)?;
-            let result = if modern(&context) {
-                // GitLab's data changes: read it again each time.
-                result.with_ttl_ms(0).with_cache_scope(CacheScope::Private)
-            } else {
-                result
-            };
-            Ok(result.into())
-        })
+        Box::pin(self.answer_resource(request, context))
     }
 
     async fn get_prompt(

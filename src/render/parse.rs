@@ -3,7 +3,8 @@
 //! serde's visitor machinery cost about 17 instructions a byte of an issue
 //! (callgrind, BENCHMARKS.md): every value went through `deserialize_any`,
 //! every key through its own visitor. This reader walks the text once and
-//! builds the tree as it goes. It accepts exactly what `serde_json` accepts
+//! builds the tree as it goes (the benchmark's issue: 58,030 instructions
+//! through serde, 37,130 here). It accepts exactly what `serde_json` accepts
 //! and builds the same tree (a test compares the two over a corpus and
 //! generated documents): strict RFC 8259 syntax, no control characters in
 //! strings, no lone surrogates, nesting up to 127 levels, numbers as
