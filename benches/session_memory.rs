@@ -12,6 +12,8 @@
 
 #[path = "common/nginx.rs"]
 mod nginx;
+#[path = "common/proc_status.rs"]
+mod proc_status;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -195,14 +197,7 @@ impl Server {
 
     /// A `/proc/<pid>/status` figure, in bytes.
     fn status(&self, key: &str) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .expect("the server's status");
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .map(|kb| kb * 1024)
-            .unwrap_or_else(|| panic!("no {key} in the server's status"))
+        proc_status::proc_status(self.child.id(), key)
     }
 }
 
