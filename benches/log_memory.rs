@@ -17,6 +17,11 @@
 //! whole-body reading peaked at about twice the log), and at most 8 MB
 //! sent for 40 lines. The logs are generated into the target directory at
 //! run time and removed afterwards.
+//!
+//! Then, in another fresh server, `gitlab_repository compare` of a diff of
+//! the same size (GitLab does not paginate `compare`): its peak RSS above
+//! idle, with the same bound, since only the files the answer shows are
+//! kept as the diff streams.
 
 #[path = "common/nginx.rs"]
 mod nginx;
@@ -52,6 +57,7 @@ fn main() {
         .join(format!("log-memory-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("scratch directory");
     let log = scratch.join("job.log");
+    let compare = scratch.join("compare.json");
     let mut gitlab = Nginx::start(
         &scratch,
         &[
@@ -61,6 +67,11 @@ fn main() {
                 "text/plain",
                 &log,
             ),
+            (
+                "/api/v4/projects/1/repository/compare",
+                "application/json",
+                &compare,
+            ),
         ],
     );
     println!(
@@ -68,9 +79,9 @@ fn main() {
         bin.display()
     );
     println!(
-        "| log | seconds | MB/s | idle RSS (MiB) | peak RSS (MiB) | peak − idle (MiB) | nginx sent for 40 lines (bytes) |"
+        "| log | seconds | server CPU (s) | MB/s | idle RSS (MiB) | peak RSS (MiB) | peak − idle (MiB) | nginx sent for 40 lines (bytes) | compare of this size: peak − idle (MiB) |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut failures = Vec::new();
     for size in sizes {
         write_log(&log, size * MB);
@@ -104,13 +115,20 @@ fn main() {
         );
         drop(server);
         let sent = wait_for_log_line(&gitlab, before);
+        let diff_above_idle = compare_peak_above_idle(&bin, &gitlab.url, &compare, size * MB);
         println!(
-            "| {size} MB | {seconds:.2} | {cpu:.2} | {:.0} | {:.1} | {:.1} | {:.1} | {sent} |",
+            "| {size} MB | {seconds:.2} | {cpu:.2} | {:.0} | {:.1} | {:.1} | {:.1} | {sent} | {:.1} |",
             size as f64 / seconds,
             idle as f64 / MB as f64,
             peak as f64 / MB as f64,
             peak.saturating_sub(idle) as f64 / MB as f64,
+            diff_above_idle as f64 / MB as f64,
         );
+        if diff_above_idle > PEAK_ABOVE_IDLE {
+            failures.push(format!(
+                "{size} MB compare: peak {diff_above_idle} bytes above idle"
+            ));
+        }
         if peak.saturating_sub(idle) > PEAK_ABOVE_IDLE {
             failures.push(format!("{size} MB: peak {peak} bytes, idle {idle}"));
         }
@@ -147,6 +165,64 @@ fn write_log(path: &Path, bytes: u64) {
         written += line.len() as u64;
     }
     out.flush().expect("write the log");
+}
+
+/// A fresh server's peak RSS above its idle RSS for a `compare` whose
+/// diffs take `bytes`, and that the answer shows the first files and
+/// counts the rest.
+fn compare_peak_above_idle(bin: &Path, gitlab: &str, path: &Path, bytes: u64) -> u64 {
+    let files = write_compare(path, bytes);
+    let mut server = Server::start(bin, gitlab);
+    server.call(
+        1,
+        r#"{"name":"gitlab_pipeline","arguments":{"action":"job_log","params":{"project_id":1,"job_id":1},"lines":"-1"}}"#,
+    );
+    let idle = server.status("VmRSS");
+    let answer = server.call(
+        2,
+        r#"{"name":"gitlab_repository","arguments":{"action":"compare","params":{"project_id":1,"from":"main","to":"topic"}}}"#,
+    );
+    let peak = server.status("VmHWM");
+    let shown = answer.matches("=== src/file_").count() as u64;
+    assert!(
+        answer.contains("=== src/file_00000000.rs (modified, +40 -40)")
+            && answer.contains(&format!("{} more files not shown", files - shown)),
+        "the first files and a count of the rest ({files} files): {answer}"
+    );
+    drop(server);
+    std::fs::remove_file(path).expect("remove the compare");
+    peak.saturating_sub(idle)
+}
+
+/// GitLab's compare answer (`lib/api/entities/compare.rb`: commit,
+/// commits, diffs, compare_timeout, compare_same_ref, web_url) with diffs
+/// of 40 changed lines each until `bytes`; the number of files.
+fn write_compare(path: &Path, bytes: u64) -> u64 {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("the compare"));
+    out.write_all(br#"{"commit":{"id":"2f9b","title":"topic"},"commits":[{"id":"2f9b","title":"topic"}],"diffs":["#)
+        .expect("write the compare");
+    let mut hunk = String::from(r"@@ -1,40 +1,40 @@\n");
+    for l in 0..40 {
+        hunk.push_str(&format!(r#"-let old_{l} = compute(\"{l}\");\n"#));
+    }
+    for l in 0..40 {
+        hunk.push_str(&format!(r#"+let new_{l} = compute(\"{l}\", options);\n"#));
+    }
+    let mut written = 0;
+    let mut files = 0u64;
+    while written < bytes {
+        let file = format!(
+            r#"{}{{"old_path":"src/file_{files:08}.rs","new_path":"src/file_{files:08}.rs","a_mode":"100644","b_mode":"100644","new_file":false,"renamed_file":false,"deleted_file":false,"generated_file":false,"diff":"{hunk}"}}"#,
+            if files == 0 { "" } else { "," }
+        );
+        out.write_all(file.as_bytes()).expect("write the compare");
+        written += file.len() as u64;
+        files += 1;
+    }
+    out.write_all(br#"],"compare_timeout":false,"compare_same_ref":false,"web_url":"http://gitlab.example/p/-/compare/main...topic"}"#)
+        .expect("write the compare");
+    out.flush().expect("write the compare");
+    files
 }
 
 /// The bytes nginx sent for the request after the first `before`, once

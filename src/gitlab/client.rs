@@ -93,6 +93,9 @@ pub struct Failed {
 #[derive(Debug)]
 pub struct BodyStream {
     answer: reqwest::Response,
+    /// The answer's status and the header facts kept of it.
+    status: u16,
+    facts: Facts,
     /// For the error of a body that breaks off.
     host: String,
     read: usize,
@@ -103,6 +106,18 @@ pub struct BodyStream {
 }
 
 impl BodyStream {
+    /// The answer with `body` in place of the one streamed: what a reader
+    /// kept of it.
+    pub fn response(&self, body: bytes::Bytes) -> Response {
+        Response {
+            status: self.status,
+            body,
+            is_json: self.facts.is_json,
+            pagination: self.facts.pagination.clone(),
+            request_id: self.facts.request_id.clone(),
+        }
+    }
+
     /// The next piece of the body, or `None` at its end or once `limit`
     /// bytes were read (the last piece is cut to the limit).
     pub async fn chunk(&mut self) -> Result<Option<bytes::Bytes>, GitLabError> {
@@ -136,6 +151,7 @@ impl BodyStream {
 }
 
 /// The few header values the server keeps of an answer.
+#[derive(Debug)]
 struct Facts {
     request_id: Option<String>,
     is_json: bool,
@@ -222,8 +238,10 @@ impl Client {
                 .acquire_owned()
                 .await
                 .expect("the semaphore is never closed");
-            let (answer, _) = timed(self.head_once(target, request)).await?;
+            let (answer, facts) = timed(self.head_once(target, request)).await?;
             Ok(BodyStream {
+                status: answer.status().as_u16(),
+                facts,
                 answer,
                 host: target.host(),
                 read: 0,

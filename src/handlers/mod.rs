@@ -10,6 +10,7 @@
 mod artifact_list;
 mod diff_position;
 mod diff_reads;
+mod diff_stream;
 mod download_link;
 pub mod graphql;
 mod line_comment;
@@ -25,7 +26,7 @@ mod upload;
 mod wait;
 mod wait_merge;
 
-use crate::catalog::{Handler, RestRoute, Returns, TextStart};
+use crate::catalog::{Diffs, Handler, RestRoute, Returns, TextStart};
 use crate::dispatch::ValidatedCall;
 use crate::gitlab::{Client, Failed, HttpRequest, Response, Target, request};
 use crate::render::{self, Output};
@@ -132,25 +133,32 @@ pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
 /// How a successful answer reads.
 type Answer = fn(&ValidatedCall, &Response, render::Options) -> Output;
 
-/// How an answer is read: whole, then rendered; or a text through its
-/// window as it streams.
+/// How an answer is read: whole, then rendered; a text through its
+/// window as it streams; diffs keeping only what the answer shows.
 #[derive(Clone, Copy)]
 enum Reading {
     Whole(Answer),
     Window(TextStart),
+    Diffs(render::DiffPlace),
 }
 
-/// A text is streamed through its window, unless lockdown screens the
-/// answer (it reads whole bodies) or the action has a handler of its own.
+/// A text or a diff is streamed, unless lockdown screens the answer (it
+/// reads whole bodies), the action has a handler of its own, or the call
+/// follows pages. Diffs are read whole for `raw` and `fields`, which show
+/// GitLab's JSON rather than the diffs.
 fn reading(call: &ValidatedCall, gitlab: &Gitlab<'_>) -> Reading {
+    let streams =
+        call.action.handler.is_none() && gitlab.screen.is_none() && call.view.max_items.is_none();
+    let shows_diffs = !call.view.raw && call.view.fields.is_none();
     match call.action.returns {
-        Returns::Text(start)
-            if call.action.handler.is_none()
-                && gitlab.screen.is_none()
-                && call.view.max_items.is_none() =>
-        {
-            Reading::Window(start)
+        Returns::Text(start) if streams => Reading::Window(start),
+        Returns::List(kind) if streams && shows_diffs && kind.diffs == Diffs::Itself => {
+            Reading::Diffs(render::DiffPlace::Body)
         }
+        Returns::One(kind) if streams && shows_diffs => match kind.diffs {
+            Diffs::InField(field) => Reading::Diffs(render::DiffPlace::Field(field)),
+            _ => Reading::Whole(render::success),
+        },
         _ => Reading::Whole(render::success),
     }
 }
@@ -186,6 +194,16 @@ async fn one_request(
             return Box::pin(reporting_if_slow(
                 gitlab,
                 text_stream::read(call, &request, gitlab, start),
+            ))
+            .await;
+        }
+        Reading::Diffs(place) if gitlab.progress.is_none() => {
+            return Box::pin(diff_stream::read(call, &request, gitlab, place)).await;
+        }
+        Reading::Diffs(place) => {
+            return Box::pin(reporting_if_slow(
+                gitlab,
+                diff_stream::read(call, &request, gitlab, place),
             ))
             .await;
         }

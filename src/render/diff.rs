@@ -1,7 +1,8 @@
 //! Diffs as text, file by file: a header with the change and its size
 //! (counted by the diff model, `crate::diff`), then the unified diff.
 //! Within the cap; the files left out are listed with how to fetch one
-//! (`file`).
+//! (`file`). A diff read as it streamed (`diff_stream.rs`) comes with
+//! the files it left out, which are listed here as the renderer's own.
 
 use super::json::names_within;
 use super::tree::Node;
@@ -9,14 +10,14 @@ use crate::diff::FileDiff;
 
 /// Room for the names of the files a note or an error lists: a diff can
 /// have thousands of files.
-const FILE_NAMES_ROOM: usize = 500;
+pub(super) const FILE_NAMES_ROOM: usize = 500;
 
 /// Room kept for the note under a diff cut at the cap (its size and the
 /// cap, under 100 bytes) and the pagination line after it.
 const CUT_NOTE_ROOM: usize = 300;
 
 /// GitLab's diff object, read from the borrowed tree.
-fn file_diff<'n>(d: &'n Node<'_>) -> FileDiff<'n> {
+pub(super) fn file_diff<'n>(d: &'n Node<'_>) -> FileDiff<'n> {
     FileDiff::read(
         |key| d.get(key).and_then(Node::as_str),
         |key| d.get(key) == Some(&Node::Bool(true)),
@@ -24,7 +25,7 @@ fn file_diff<'n>(d: &'n Node<'_>) -> FileDiff<'n> {
 }
 
 /// One line per file: `src/main.rs (modified, +2 -1)`.
-fn header(d: &FileDiff<'_>) -> String {
+pub(super) fn header(d: &FileDiff<'_>) -> String {
     let counts = d.counts();
     format!(
         "{} ({}, +{} -{})",
@@ -35,8 +36,44 @@ fn header(d: &FileDiff<'_>) -> String {
     )
 }
 
+/// Files read but left out of the body (`diff_stream.rs`), all after the
+/// kept ones: their headers while the names have room, then a count.
+#[derive(Debug, Default, PartialEq)]
+pub struct Beyond {
+    pub(super) headers: Vec<String>,
+    pub(super) headers_bytes: usize,
+    pub(super) count: usize,
+}
+
+impl Beyond {
+    /// One more file left out; named while `room` is not yet filled, so
+    /// that a list of names cut at `room` never runs out of them.
+    pub fn add(&mut self, header: String, room: usize) {
+        if self.headers_bytes <= room {
+            self.headers_bytes += header.len() + 2;
+            self.headers.push(header);
+        }
+        self.count += 1;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Left out and not named.
+    fn unnamed(&self) -> usize {
+        self.count - self.headers.len()
+    }
+}
+
 /// The diffs within `cap`, or only `file`'s; `Err` when `file` is not there.
-pub fn render(diffs: &[Node], file: Option<&str>, cap: usize) -> Result<String, String> {
+/// `beyond`: the files after these that were read but not kept.
+pub fn render(
+    diffs: &[Node],
+    file: Option<&str>,
+    cap: usize,
+    beyond: &Beyond,
+) -> Result<String, String> {
     let diffs: Vec<FileDiff<'_>> = diffs.iter().map(file_diff).collect();
     let chosen: Vec<&FileDiff<'_>> = match file {
         Some(f) => diffs.iter().filter(|d| d.is_named(f)).collect(),
@@ -46,13 +83,17 @@ pub fn render(diffs: &[Node], file: Option<&str>, cap: usize) -> Result<String, 
         && chosen.is_empty()
     {
         let names: Vec<String> = diffs.iter().map(header).collect();
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let names: Vec<&str> = names
+            .iter()
+            .chain(&beyond.headers)
+            .map(String::as_str)
+            .collect();
         return Err(format!(
             "no diff for `{f}` on this page; files here: {}",
             if names.is_empty() {
                 "none".to_string()
             } else {
-                names_within(&names, FILE_NAMES_ROOM)
+                names_within(&names, beyond.unnamed(), FILE_NAMES_ROOM)
             }
         ));
     }
@@ -87,13 +128,22 @@ pub fn render(diffs: &[Node], file: Option<&str>, cap: usize) -> Result<String, 
             out.push('\n');
         }
     }
-    if !left_out.is_empty() {
-        let names: Vec<&str> = left_out.iter().map(String::as_str).collect();
+    // With `file`, the other files were not chosen rather than cut.
+    let beyond = match file {
+        Some(_) => &Beyond::default(),
+        None => beyond,
+    };
+    if !left_out.is_empty() || !beyond.is_empty() {
+        let names: Vec<&str> = left_out
+            .iter()
+            .chain(&beyond.headers)
+            .map(String::as_str)
+            .collect();
         notes.push_str(&format!(
             "\n[cut at the {} KB response cap: {} more files not shown: {}. One file: \"file\": \"<path>\" beside action]",
             cap / 1024,
-            left_out.len(),
-            names_within(&names, FILE_NAMES_ROOM)
+            left_out.len() + beyond.count,
+            names_within(&names, beyond.unnamed(), FILE_NAMES_ROOM)
         ));
     }
     let mut text = super::untrusted::frame(&out);

@@ -60,8 +60,8 @@ pub fn unknown_fields(items: &[&Node], view: &View) -> Option<String> {
     };
     Some(format!(
         "[no field {}; fields here: {}]",
-        names_within(&missing, NOTE_NAMES_ROOM),
-        names_within(&available, NOTE_NAMES_ROOM)
+        names_within(&missing, 0, NOTE_NAMES_ROOM),
+        names_within(&available, 0, NOTE_NAMES_ROOM)
     ))
 }
 
@@ -69,12 +69,13 @@ pub fn unknown_fields(items: &[&Node], view: &View) -> Option<String> {
 /// have thousands of fields.
 const NOTE_NAMES_ROOM: usize = 300;
 
-/// `a, b, c`, or as many as fit in `room` bytes and `… (N more)`.
-pub(super) fn names_within(names: &[&str], room: usize) -> String {
+/// `a, b, c`, or as many as fit in `room` bytes and `… (N more)`, where N
+/// counts the `unnamed` after `names` too.
+pub(super) fn names_within(names: &[&str], unnamed: usize, room: usize) -> String {
     let mut out = String::new();
     for (i, name) in names.iter().enumerate() {
         if out.len() + name.len() + 2 > room {
-            out.push_str(&format!("… ({} more)", names.len() - i));
+            out.push_str(&format!("… ({} more)", names.len() - i + unnamed));
             break;
         }
         if i > 0 {
@@ -172,7 +173,7 @@ pub fn object_text(value: &mut Node, cap: usize) -> (String, Option<String>) {
         Some(format!(
             "[cut to the {} KB response cap: {} shortened]",
             cap.div_ceil(1024),
-            names_within(&cut, NOTE_NAMES_ROOM)
+            names_within(&cut, 0, NOTE_NAMES_ROOM)
         )),
     )
 }

@@ -10,6 +10,7 @@
 
 mod compact;
 mod diff;
+mod diff_stream;
 mod failure;
 pub mod graphql;
 mod json;
@@ -22,6 +23,8 @@ mod tree;
 pub mod untrusted;
 mod zip_listing;
 
+pub use diff::Beyond;
+pub use diff_stream::{DiffPlace, DiffReader};
 pub use failure::{Context, failure};
 pub use pagination::pagination_line;
 pub use text::{Window, window};
@@ -91,6 +94,17 @@ impl Output {
 
 /// The result of a successful answer, by what the action returns.
 pub fn success(call: &ValidatedCall, response: &Response, options: Options) -> Output {
+    diff_success(call, response, &Beyond::default(), options)
+}
+
+/// The result of a successful answer whose diffs were read as they
+/// streamed (`DiffReader`), `beyond` the files it left out.
+pub fn diff_success(
+    call: &ValidatedCall,
+    response: &Response,
+    beyond: &Beyond,
+    options: Options,
+) -> Output {
     let cap = options.max_bytes;
     // A text (a log, a raw file that may be JSON too) is not parsed.
     let parsed = match call.action.returns {
@@ -110,16 +124,22 @@ pub fn success(call: &ValidatedCall, response: &Response, options: Options) -> O
             "Done: {} {} succeeded (HTTP {}).",
             call.tool.name, call.action.name, response.status
         )),
-        (Returns::List(kind), Some(Node::Arr(items))) if kind.diffs == Diffs::Itself => {
-            diff_list(call, kind, items, &response.pagination, options, plain)
-        }
+        (Returns::List(kind), Some(Node::Arr(items))) if kind.diffs == Diffs::Itself => diff_list(
+            call,
+            kind,
+            items,
+            &response.pagination,
+            options,
+            plain,
+            beyond,
+        ),
         (Returns::List(kind), Some(Node::Arr(items))) => {
             list(call, kind, items, &response.pagination, options, plain)
         }
         (Returns::One(kind) | Returns::List(kind), Some(node)) => {
-            one(call, Some(kind), node, options, plain)
+            one(call, Some(kind), node, options, plain, beyond)
         }
-        (Returns::Nothing, Some(node)) => one(call, None, node, options, plain),
+        (Returns::Nothing, Some(node)) => one(call, None, node, options, plain, beyond),
         // Not JSON where JSON was expected: nothing the model can use.
         (_, None) => not_json(call, response),
     };
@@ -166,6 +186,7 @@ fn diff_list(
     pagination: &Pagination,
     options: Options,
     plain: bool,
+    beyond: &Beyond,
 ) -> Output {
     if call.view.raw || call.view.fields.is_some() {
         return list(call, kind, items, pagination, options, plain);
@@ -174,7 +195,7 @@ fn diff_list(
     if !plain {
         items.iter_mut().for_each(untrusted::escape_node);
     }
-    match diff::render(&items, call.view.file.as_deref(), options.max_bytes) {
+    match diff::render(&items, call.view.file.as_deref(), options.max_bytes, beyond) {
         Ok(text) => Output::ok(text),
         Err(message) => Output::error(message),
     }
@@ -251,6 +272,7 @@ fn one(
     mut node: Node,
     options: Options,
     plain: bool,
+    beyond: &Beyond,
 ) -> Output {
     let cap = options.max_bytes;
     // A file's decoded content is text GitLab did not send as such.
@@ -277,7 +299,7 @@ fn one(
     let mut is_error = false;
     if let Some(diffs) = diffs {
         let room = cap.saturating_sub(text.len());
-        match diff::render(&diffs, call.view.file.as_deref(), room) {
+        match diff::render(&diffs, call.view.file.as_deref(), room, beyond) {
             Ok(d) if !d.is_empty() => {
                 text.push('\n');
                 text.push_str(&d);
