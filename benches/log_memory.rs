@@ -79,9 +79,9 @@ fn main() {
         bin.display()
     );
     println!(
-        "| log | seconds | server CPU (s) | MB/s | idle RSS (MiB) | peak RSS (MiB) | peak − idle (MiB) | nginx sent for 40 lines (bytes) | compare of this size: peak − idle (MiB) |"
+        "| log | seconds | server CPU (s) | MB/s | idle RSS (MiB) | peak RSS (MiB) | peak − idle (MiB) | nginx sent for 40 lines (bytes) | compare of this size: server CPU (s) | compare: peak − idle (MiB) |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut failures = Vec::new();
     for size in sizes {
         write_log(&log, size * MB);
@@ -115,9 +115,10 @@ fn main() {
         );
         drop(server);
         let sent = wait_for_log_line(&gitlab, before);
-        let diff_above_idle = compare_peak_above_idle(&bin, &gitlab.url, &compare, size * MB);
+        let (diff_above_idle, diff_cpu) =
+            compare_peak_above_idle(&bin, &gitlab.url, &compare, size * MB);
         println!(
-            "| {size} MB | {seconds:.2} | {cpu:.2} | {:.0} | {:.1} | {:.1} | {:.1} | {sent} | {:.1} |",
+            "| {size} MB | {seconds:.2} | {cpu:.2} | {:.0} | {:.1} | {:.1} | {:.1} | {sent} | {diff_cpu:.2} | {:.1} |",
             size as f64 / seconds,
             idle as f64 / MB as f64,
             peak as f64 / MB as f64,
@@ -167,10 +168,10 @@ fn write_log(path: &Path, bytes: u64) {
     out.flush().expect("write the log");
 }
 
-/// A fresh server's peak RSS above its idle RSS for a `compare` whose
-/// diffs take `bytes`, and that the answer shows the first files and
-/// counts the rest.
-fn compare_peak_above_idle(bin: &Path, gitlab: &str, path: &Path, bytes: u64) -> u64 {
+/// A fresh server's peak RSS above its idle RSS and its CPU seconds for a
+/// `compare` whose diffs take `bytes`, and that the answer shows the first
+/// files and counts the rest.
+fn compare_peak_above_idle(bin: &Path, gitlab: &str, path: &Path, bytes: u64) -> (u64, f64) {
     let files = write_compare(path, bytes);
     let mut server = Server::start(bin, gitlab);
     server.call(
@@ -178,11 +179,13 @@ fn compare_peak_above_idle(bin: &Path, gitlab: &str, path: &Path, bytes: u64) ->
         r#"{"name":"gitlab_pipeline","arguments":{"action":"job_log","params":{"project_id":1,"job_id":1},"lines":"-1"}}"#,
     );
     let idle = server.status("VmRSS");
+    let cpu_before = server.cpu_seconds();
     let answer = server.call(
         2,
         r#"{"name":"gitlab_repository","arguments":{"action":"compare","params":{"project_id":1,"from":"main","to":"topic"}}}"#,
     );
     let peak = server.status("VmHWM");
+    let cpu = server.cpu_seconds() - cpu_before;
     let shown = answer.matches("=== src/file_").count() as u64;
     assert!(
         answer.contains("=== src/file_00000000.rs (modified, +40 -40)")
@@ -191,7 +194,7 @@ fn compare_peak_above_idle(bin: &Path, gitlab: &str, path: &Path, bytes: u64) ->
     );
     drop(server);
     std::fs::remove_file(path).expect("remove the compare");
-    peak.saturating_sub(idle)
+    (peak.saturating_sub(idle), cpu)
 }
 
 /// GitLab's compare answer (`lib/api/entities/compare.rb`: commit,

@@ -14,7 +14,8 @@ fn main() {
     println!("cargo::rerun-if-changed=src/handlers");
     println!("cargo::rerun-if-changed=src/dispatch/checks");
     // `CATALOG_ONLY=gitlab_issue` compiles one tool file, to check an entry in
-    // isolation while other files are being edited.
+    // isolation while other files are being edited; a comma-separated list
+    // compiles several (a smaller catalog, for BENCHMARKS.md's scaling row).
     println!("cargo::rerun-if-env-changed=CATALOG_ONLY");
     let only = std::env::var("CATALOG_ONLY").ok();
 

@@ -79,9 +79,10 @@ pub struct Generated {
 }
 
 /// Compile the catalog of `catalog_dir`, checking handler and check names
-/// against the files under `src_dir`. `only` names one tool file
-/// (`gitlab_issue`): only it is written and only its problems (and those
-/// of the files every tool uses) count, whatever state the others are in.
+/// against the files under `src_dir`. `only` names tool files, separated
+/// by commas (`gitlab_issue`, `gitlab_issue,gitlab_label`): only they are
+/// written and only their problems (and those of the files every tool
+/// uses) count, whatever state the others are in.
 pub fn compile(
     catalog_dir: &Path,
     src_dir: &Path,
@@ -108,7 +109,12 @@ fn compile_into(
     let vocabulary: Option<VocabularyFile> = parse(sources, "vocabulary.toml", &mut report);
     let prompts: Option<PromptsFile> = parse(sources, "prompts.toml", &mut report);
     let urls: Option<UrlsFile> = parse(sources, "urls.toml", &mut report);
-    let chosen = |name: &str| only.is_none_or(|only| name.strip_suffix(".toml") == Some(only));
+    let chosen = |name: &str| {
+        only.is_none_or(|only| {
+            let tool = name.strip_suffix(".toml");
+            only.split(',').any(|one| tool == Some(one.trim()))
+        })
+    };
     let tools: Vec<(&str, Option<ToolFile>)> = sources
         .files
         .keys()

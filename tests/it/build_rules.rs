@@ -867,3 +867,35 @@ fn every_graphql_mistake_is_named_with_its_action_and_key() {
         );
     }
 }
+
+#[test]
+fn only_names_the_tool_files_written_and_checked() {
+    let sources = catalog(&[
+        (
+            "gitlab_issue",
+            tool("gitlab_issue", r#"["core"]"#, r#"returns = "issue[]""#),
+        ),
+        (
+            "gitlab_label",
+            tool("gitlab_label", r#"["core"]"#, r#"returns = "issue[]""#),
+        ),
+        // A mistake in a file not chosen does not count.
+        (
+            "gitlab_milestone",
+            tool("gitlab_milestone", r#"["core"]"#, r#"returns = "isue[]""#),
+        ),
+    ]);
+    let written = |only| match compile_sources(&sources, Some(only)) {
+        Ok(generated) => ["gitlab_issue", "gitlab_label", "gitlab_milestone"]
+            .into_iter()
+            .filter(|tool| generated.code.contains(&format!("name: {tool:?}")))
+            .collect::<Vec<_>>(),
+        Err(problems) => panic!("{only}: {problems}"),
+    };
+    assert_eq!(written("gitlab_issue"), ["gitlab_issue"]);
+    assert_eq!(
+        written("gitlab_issue, gitlab_label"),
+        ["gitlab_issue", "gitlab_label"]
+    );
+    assert!(compile_sources(&sources, Some("gitlab_label,gitlab_milestone")).is_err());
+}
