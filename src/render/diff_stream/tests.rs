@@ -202,3 +202,65 @@ fn what_is_held_is_the_cap_and_one_file_whatever_the_answer() {
         }
     }
 }
+
+#[test]
+fn edited_bodies_render_as_when_read_whole_or_fail_alike() {
+    // A small deterministic generator (xorshift): no dependency, the same
+    // edits every run.
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move |below: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % below as u64) as usize
+    };
+    let pieces: [&[u8]; 12] = [
+        b"{", b"}", b"[", b"]", b",", b":", b"\"", b"\\", b" ", b"\"diffs\"", b"0", b"\\u00e9",
+    ];
+    let files = files(6, |i| 2 + i % 4);
+    let bodies = [
+        (list_body(&files), DiffPlace::Body),
+        (compare_body(&files), DiffPlace::Field("diffs")),
+    ];
+    let mut compared = 0;
+    for round in 0..3_000 {
+        let (body, place) = &bodies[round % 2];
+        let mut body = body.clone().into_bytes();
+        for _ in 0..1 + next(3) {
+            let at = next(body.len());
+            match next(3) {
+                0 => {
+                    body.remove(at);
+                }
+                1 => {
+                    let piece = pieces[next(pieces.len())];
+                    body.splice(at..at, piece.iter().copied());
+                }
+                _ => body[at] = pieces[next(pieces.len())][0],
+            }
+        }
+        let cap = [300, 2_000, 65_536][next(3)];
+        let (kept, beyond) = streamed(&body, *place, None, cap, 1 + next(50));
+        let (Some(whole), Some(seen)) = (Node::parse(&body), Node::parse(&kept)) else {
+            continue;
+        };
+        // Only bodies still shaped as the action's answer are rendered as
+        // diffs; the renderer shows any other JSON as it is.
+        let shaped = |node: &Node| match place {
+            DiffPlace::Body => matches!(node, Node::Arr(_)),
+            DiffPlace::Field(field) => matches!(node.get(field), Some(Node::Arr(_))),
+        };
+        if !shaped(&whole) {
+            assert_eq!(seen, whole, "round {round}");
+            continue;
+        }
+        assert_eq!(
+            rendered(&kept, *place, None, cap, &beyond),
+            rendered(&body, *place, None, cap, &Beyond::default()),
+            "round {round}: {}",
+            String::from_utf8_lossy(&body)
+        );
+        compared += 1;
+    }
+    assert!(compared > 500, "only {compared} edited bodies were still JSON");
+}
