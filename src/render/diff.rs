@@ -49,7 +49,7 @@ impl Beyond {
     /// One more file left out; named while `room` is not yet filled, so
     /// that a list of names cut at `room` never runs out of them.
     pub fn add(&mut self, header: String, room: usize) {
-        if self.headers_bytes <= room {
+        if self.wants_names(room) {
             self.headers_bytes += header.len() + 2;
             self.headers.push(header);
         }
@@ -58,6 +58,11 @@ impl Beyond {
 
     pub fn is_empty(&self) -> bool {
         self.count == 0
+    }
+
+    /// Whether the next file left out is named, or only counted.
+    pub fn wants_names(&self, room: usize) -> bool {
+        self.headers_bytes <= room
     }
 
     /// Left out and not named.

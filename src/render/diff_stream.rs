@@ -10,7 +10,8 @@
 //!
 //! The body is scanned byte by byte for its JSON structure (strings,
 //! escapes, nesting) without being parsed; each element of the diff
-//! array is parsed alone once it is complete. Everything outside the
+//! array is parsed alone once it is complete (past the names' room, a file
+//! is only counted, not parsed). Everything outside the
 //! array is kept as it came, so the rest of the answer (compare's commits,
 //! the merge request of `changes`) renders as before.
 
@@ -25,7 +26,8 @@ pub enum DiffPlace {
     Field(&'static str),
 }
 
-/// What the scanner is inside of, outside strings.
+/// What comes next at the top level, as the last byte outside a string
+/// said.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Expect {
     /// Nothing that matters here.
@@ -246,10 +248,15 @@ impl DiffReader {
         self.element.clear();
     }
 
-    /// `None` when the element is kept; else the header it is listed by.
-    /// An element that is not a diff object is kept, for the renderer to
+    /// `None` when the element is kept; else the header it is listed by
+    /// (empty once the names have no more room: it is only counted). An
+    /// element that is not a diff object is kept, for the renderer to
     /// judge as it would the whole body.
     fn left_out_header(&mut self, element: &[u8]) -> Option<String> {
+        if self.file.is_none() && !self.beyond.wants_names(FILE_NAMES_ROOM) {
+            // Past the cap and past the names' room: nothing to read in it.
+            return Some(String::new());
+        }
         let mut node = Node::parse(element)?;
         if !matches!(node, Node::Obj(_)) {
             return None;
@@ -266,11 +273,12 @@ impl DiffReader {
                 // its name, a line break, its text): once the kept files
                 // pass the cap, the renderer shows no later file's text.
                 let least = 5 + diff.name().len() + diff.text.len();
-                let fits = self.kept_room == 0 || self.kept_room + least < self.cap;
-                if fits && self.beyond.is_empty() {
+                let keep = self.beyond.is_empty()
+                    && (self.kept_room == 0 || self.kept_room + least < self.cap);
+                if keep {
                     self.kept_room += least;
                 }
-                fits && self.beyond.is_empty()
+                keep
             }
         };
         (!keep).then(|| header(&diff))

@@ -215,7 +215,18 @@ fn edited_bodies_render_as_when_read_whole_or_fail_alike() {
         (state % below as u64) as usize
     };
     let pieces: [&[u8]; 12] = [
-        b"{", b"}", b"[", b"]", b",", b":", b"\"", b"\\", b" ", b"\"diffs\"", b"0", b"\\u00e9",
+        b"{",
+        b"}",
+        b"[",
+        b"]",
+        b",",
+        b":",
+        b"\"",
+        b"\\",
+        b" ",
+        b"\"diffs\"",
+        b"0",
+        b"\\u00e9",
     ];
     let files = files(6, |i| 2 + i % 4);
     let bodies = [
@@ -262,5 +273,8 @@ fn edited_bodies_render_as_when_read_whole_or_fail_alike() {
         );
         compared += 1;
     }
-    assert!(compared > 500, "only {compared} edited bodies were still JSON");
+    assert!(
+        compared > 500,
+        "only {compared} edited bodies were still JSON"
+    );
 }
