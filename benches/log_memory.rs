@@ -18,10 +18,12 @@
 //! sent for 40 lines. The logs are generated into the target directory at
 //! run time and removed afterwards.
 //!
-//! Then, in another fresh server, `gitlab_repository compare` of a diff of
-//! the same size (GitLab does not paginate `compare`): its peak RSS above
-//! idle, with the same bound, since only the files the answer shows are
-//! kept as the diff streams.
+//! Then, each in a fresh server, `gitlab_repository compare` of a diff of
+//! the same size (GitLab does not paginate `compare`) and
+//! `gitlab_pipeline job_artifact_list` of an artifacts archive of the same
+//! size: their CPU time and peak RSS above idle, with the same bound, since
+//! only the files the answer shows are kept as a diff streams, and only
+//! its end (where the file list is) as an archive streams.
 
 #[path = "common/nginx.rs"]
 mod nginx;
@@ -58,6 +60,7 @@ fn main() {
     std::fs::create_dir_all(&scratch).expect("scratch directory");
     let log = scratch.join("job.log");
     let compare = scratch.join("compare.json");
+    let archive = scratch.join("artifacts.zip");
     let mut gitlab = Nginx::start(
         &scratch,
         &[
@@ -72,6 +75,11 @@ fn main() {
                 "application/json",
                 &compare,
             ),
+            (
+                "/api/v4/projects/1/jobs/1/artifacts",
+                "application/zip",
+                &archive,
+            ),
         ],
     );
     println!(
@@ -79,9 +87,9 @@ fn main() {
         bin.display()
     );
     println!(
-        "| log | seconds | server CPU (s) | MB/s | idle RSS (MiB) | peak RSS (MiB) | peak − idle (MiB) | nginx sent for 40 lines (bytes) | compare of this size: server CPU (s) | compare: peak − idle (MiB) |"
+        "| log | seconds | server CPU (s) | MB/s | idle RSS (MiB) | peak RSS (MiB) | peak − idle (MiB) | nginx sent for 40 lines (bytes) | compare of this size: CPU (s) | compare: peak − idle (MiB) | archive of this size: CPU (s) | archive: peak − idle (MiB) |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut failures = Vec::new();
     for size in sizes {
         write_log(&log, size * MB);
@@ -115,20 +123,26 @@ fn main() {
         );
         drop(server);
         let sent = wait_for_log_line(&gitlab, before);
-        let (diff_above_idle, diff_cpu) =
-            compare_peak_above_idle(&bin, &gitlab.url, &compare, size * MB);
+        let diff = compare_cost(&bin, &gitlab.url, &compare, size * MB);
+        let zip = archive_cost(&bin, &gitlab.url, &archive, size * MB);
         println!(
-            "| {size} MB | {seconds:.2} | {cpu:.2} | {:.0} | {:.1} | {:.1} | {:.1} | {sent} | {diff_cpu:.2} | {:.1} |",
+            "| {size} MB | {seconds:.2} | {cpu:.2} | {:.0} | {:.1} | {:.1} | {:.1} | {sent} | {:.2} | {:.1} | {:.2} | {:.1} |",
             size as f64 / seconds,
             idle as f64 / MB as f64,
             peak as f64 / MB as f64,
             peak.saturating_sub(idle) as f64 / MB as f64,
-            diff_above_idle as f64 / MB as f64,
+            diff.cpu,
+            diff.above_idle as f64 / MB as f64,
+            zip.cpu,
+            zip.above_idle as f64 / MB as f64,
         );
-        if diff_above_idle > PEAK_ABOVE_IDLE {
-            failures.push(format!(
-                "{size} MB compare: peak {diff_above_idle} bytes above idle"
-            ));
+        for (what, cost) in [("compare", diff), ("archive", zip)] {
+            if cost.above_idle > PEAK_ABOVE_IDLE {
+                failures.push(format!(
+                    "{size} MB {what}: peak {} bytes above idle",
+                    cost.above_idle
+                ));
+            }
         }
         if peak.saturating_sub(idle) > PEAK_ABOVE_IDLE {
             failures.push(format!("{size} MB: peak {peak} bytes, idle {idle}"));
@@ -168,11 +182,16 @@ fn write_log(path: &Path, bytes: u64) {
     out.flush().expect("write the log");
 }
 
-/// A fresh server's peak RSS above its idle RSS and its CPU seconds for a
-/// `compare` whose diffs take `bytes`, and that the answer shows the first
-/// files and counts the rest.
-fn compare_peak_above_idle(bin: &Path, gitlab: &str, path: &Path, bytes: u64) -> (u64, f64) {
-    let files = write_compare(path, bytes);
+/// What one call cost a fresh server.
+#[derive(Clone, Copy)]
+struct Cost {
+    above_idle: u64,
+    cpu: f64,
+}
+
+/// One call (`params` of `tools/call`) in a fresh server, after a small
+/// one: its answer, its peak RSS above the idle RSS and its CPU seconds.
+fn one_call(bin: &Path, gitlab: &str, params: &str) -> (String, Cost) {
     let mut server = Server::start(bin, gitlab);
     server.call(
         1,
@@ -180,21 +199,94 @@ fn compare_peak_above_idle(bin: &Path, gitlab: &str, path: &Path, bytes: u64) ->
     );
     let idle = server.status("VmRSS");
     let cpu_before = server.cpu_seconds();
-    let answer = server.call(
-        2,
+    let answer = server.call(2, params);
+    let cost = Cost {
+        above_idle: server.status("VmHWM").saturating_sub(idle),
+        cpu: server.cpu_seconds() - cpu_before,
+    };
+    (answer, cost)
+}
+
+/// A `compare` whose diffs take `bytes`: the answer shows the first files
+/// and counts the rest.
+fn compare_cost(bin: &Path, gitlab: &str, path: &Path, bytes: u64) -> Cost {
+    let files = write_compare(path, bytes);
+    let (answer, cost) = one_call(
+        bin,
+        gitlab,
         r#"{"name":"gitlab_repository","arguments":{"action":"compare","params":{"project_id":1,"from":"main","to":"topic"}}}"#,
     );
-    let peak = server.status("VmHWM");
-    let cpu = server.cpu_seconds() - cpu_before;
     let shown = answer.matches("=== src/file_").count() as u64;
     assert!(
         answer.contains("=== src/file_00000000.rs (modified, +40 -40)")
             && answer.contains(&format!("{} more files not shown", files - shown)),
         "the first files and a count of the rest ({files} files): {answer}"
     );
-    drop(server);
     std::fs::remove_file(path).expect("remove the compare");
-    (peak.saturating_sub(idle), cpu)
+    cost
+}
+
+/// An artifacts archive of `bytes`: the answer counts all its files.
+fn archive_cost(bin: &Path, gitlab: &str, path: &Path, bytes: u64) -> Cost {
+    let files = write_archive(path, bytes);
+    let (answer, cost) = one_call(
+        bin,
+        gitlab,
+        r#"{"name":"gitlab_pipeline","arguments":{"action":"job_artifact_list","params":{"project_id":1,"job_id":1}}}"#,
+    );
+    assert!(
+        answer.contains(&format!("{files} files, "))
+            && answer.contains("coverage/part-00000.bin ("),
+        "every file counted ({files} files): {answer}"
+    );
+    std::fs::remove_file(path).expect("remove the archive");
+    cost
+}
+
+/// A zip of stored entries of 256 KiB each until `bytes`, laid out as
+/// GitLab's artifacts archives are (local headers and data, the central
+/// directory, its end record; CRCs left zero, nothing here checks them);
+/// the number of files.
+fn write_archive(path: &Path, bytes: u64) -> u64 {
+    const SIZE: u32 = 256 * 1024;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("the archive"));
+    let data = vec![b'x'; SIZE as usize];
+    let mut central = Vec::new();
+    let mut offset = 0u32;
+    let mut files = 0u64;
+    while u64::from(offset) < bytes {
+        let name = format!("coverage/part-{files:05}.bin");
+        let len = name.len() as u16;
+        let mut local = vec![0x50, 0x4b, 0x03, 0x04];
+        local.extend_from_slice(&[0; 14]);
+        local.extend_from_slice(&SIZE.to_le_bytes());
+        local.extend_from_slice(&SIZE.to_le_bytes());
+        local.extend_from_slice(&len.to_le_bytes());
+        local.extend_from_slice(&0u16.to_le_bytes());
+        local.extend_from_slice(name.as_bytes());
+        out.write_all(&local).expect("write the archive");
+        out.write_all(&data).expect("write the archive");
+        central.extend_from_slice(&[0x50, 0x4b, 0x01, 0x02]);
+        central.extend_from_slice(&[0; 16]);
+        central.extend_from_slice(&SIZE.to_le_bytes());
+        central.extend_from_slice(&SIZE.to_le_bytes());
+        central.extend_from_slice(&len.to_le_bytes());
+        central.extend_from_slice(&[0; 12]);
+        central.extend_from_slice(&offset.to_le_bytes());
+        central.extend_from_slice(name.as_bytes());
+        offset += local.len() as u32 + SIZE;
+        files += 1;
+    }
+    out.write_all(&central).expect("write the archive");
+    let mut end = vec![0x50, 0x4b, 0x05, 0x06, 0, 0, 0, 0];
+    end.extend_from_slice(&(files as u16).to_le_bytes());
+    end.extend_from_slice(&(files as u16).to_le_bytes());
+    end.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    end.extend_from_slice(&offset.to_le_bytes());
+    end.extend_from_slice(&0u16.to_le_bytes());
+    out.write_all(&end).expect("write the archive");
+    out.flush().expect("write the archive");
+    files
 }
 
 /// GitLab's compare answer (`lib/api/entities/compare.rb`: commit,

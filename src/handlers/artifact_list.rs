@@ -1,12 +1,46 @@
 //! `artifact_list`: a job's artifacts archive
 //! (https://docs.gitlab.com/api/job_artifacts/#get-job-artifacts) is a zip;
-//! it is listed from its central directory, never shown.
+//! it is listed from its central directory, never shown. The archive can
+//! be hundreds of megabytes and the listing is at its end: it is read as
+//! it streams keeping only its last `render::ARCHIVE_TAIL_WINDOW` bytes
+//! (BENCHMARKS.md, "Memory"), unless lockdown screens the answer (its
+//! screen reads whole bodies).
 
+use super::Gitlab;
 use crate::dispatch::ValidatedCall;
-use crate::gitlab::Response;
-use crate::render::{self, Output};
+use crate::gitlab::{Failed, GitLabError, HttpRequest, MAX_BODY, Response};
+use crate::render::{self, ArchiveTail, Output};
 
-/// The archive's files, from its central directory.
+/// The archive's files, from its central directory: the archive read
+/// whole (with lockdown on).
 pub fn answer(call: &ValidatedCall, response: &Response, options: render::Options) -> Output {
-    render::archive_listing(call, response, options)
+    render::archive_listing(call, &response.body, 0, options)
+}
+
+/// The archive's files, keeping only its end as it streams.
+pub async fn read(call: &ValidatedCall, request: &HttpRequest, gitlab: &Gitlab<'_>) -> Output {
+    // One byte past the most the server reads: a longer archive is
+    // refused as when it was read whole.
+    let mut stream = match gitlab
+        .client
+        .stream(gitlab.target, request, MAX_BODY + 1)
+        .await
+    {
+        Ok(stream) => stream,
+        Err(failed) => return gitlab.failure(call, &failed),
+    };
+    let mut tail = ArchiveTail::new(render::ARCHIVE_TAIL_WINDOW);
+    loop {
+        match stream.chunk().await {
+            Ok(Some(chunk)) => tail.feed(&chunk),
+            Ok(None) => break,
+            Err(error) => return gitlab.failure(call, &Failed { error, attempts: 1 }),
+        }
+    }
+    if stream.limited() {
+        let error = GitLabError::TooLarge { limit: MAX_BODY };
+        return gitlab.failure(call, &Failed { error, attempts: 1 });
+    }
+    let (end, base) = tail.finish();
+    render::archive_listing(call, &end, base, gitlab.render)
 }

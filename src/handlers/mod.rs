@@ -122,7 +122,12 @@ pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
         Some(Handler::Wait) => Box::pin(wait::run(call, route, gitlab)).await,
         Some(Handler::WaitMerge) => Box::pin(wait_merge::run(call, route, gitlab)).await,
         Some(Handler::ArtifactList) => {
-            one_request(call, route, gitlab, Reading::Whole(artifact_list::answer)).await
+            let reading = if gitlab.screen.is_none() && call.view.max_items.is_none() {
+                Reading::Archive
+            } else {
+                Reading::Whole(artifact_list::answer)
+            };
+            one_request(call, route, gitlab, reading).await
         }
         None | Some(Handler::Upload | Handler::RawUpload) => {
             one_request(call, route, gitlab, reading(call, gitlab)).await
@@ -134,12 +139,14 @@ pub async fn run(call: &ValidatedCall, route: &RestRoute, gitlab: &Gitlab<'_>) -
 type Answer = fn(&ValidatedCall, &Response, render::Options) -> Output;
 
 /// How an answer is read: whole, then rendered; a text through its
-/// window as it streams; diffs keeping only what the answer shows.
+/// window as it streams; diffs keeping only what the answer shows; an
+/// archive keeping only its end.
 #[derive(Clone, Copy)]
 enum Reading {
     Whole(Answer),
     Window(TextStart),
     Diffs(render::DiffPlace),
+    Archive,
 }
 
 /// A text or a diff is streamed, unless lockdown screens the answer (it
@@ -197,15 +204,11 @@ async fn one_request(
             ))
             .await;
         }
-        Reading::Diffs(place) if gitlab.progress.is_none() => {
-            return Box::pin(diff_stream::read(call, &request, gitlab, place)).await;
-        }
         Reading::Diffs(place) => {
-            return Box::pin(reporting_if_slow(
-                gitlab,
-                diff_stream::read(call, &request, gitlab, place),
-            ))
-            .await;
+            return streamed(gitlab, diff_stream::read(call, &request, gitlab, place)).await;
+        }
+        Reading::Archive => {
+            return streamed(gitlab, artifact_list::read(call, &request, gitlab)).await;
         }
         Reading::Whole(answer) => answer,
     };
@@ -223,6 +226,19 @@ async fn one_request(
         finish(gitlab.send(&request).await)
     }))
     .await
+}
+
+/// A streamed reading, boxed (its future holds the stream and what it
+/// keeps; inline it would make every call's future as large), reporting
+/// progress once slow when the client asked for it.
+fn streamed<'a>(
+    gitlab: &'a Gitlab<'_>,
+    work: impl Future<Output = Output> + Send + 'a,
+) -> std::pin::Pin<Box<dyn Future<Output = Output> + Send + 'a>> {
+    match gitlab.progress {
+        None => Box::pin(work),
+        Some(_) => Box::pin(reporting_if_slow(gitlab, work)),
+    }
 }
 
 /// `work`, reporting progress once it has taken `SLOW_REQUEST`. Progress

@@ -28,10 +28,12 @@ pub use diff_stream::{DiffPlace, DiffReader};
 pub use failure::{Context, failure};
 pub use pagination::pagination_line;
 pub use text::{Window, window};
+pub use zip_listing::{TAIL_WINDOW as ARCHIVE_TAIL_WINDOW, Tail as ArchiveTail};
 
 use serde_json::{Map, Value, json};
 
 use tree::Node;
+use zip_listing::Unlisted;
 
 use crate::catalog::{Diffs, KindSpec, Returns, TextStart};
 use crate::dispatch::ValidatedCall;
@@ -201,16 +203,23 @@ fn diff_list(
     }
 }
 
-/// The file list of a zip archive (a job's artifacts), windowed like text.
-pub fn archive_listing(call: &ValidatedCall, response: &Response, options: Options) -> Output {
-    match zip_listing::listing(&response.body) {
-        Some(listing) => Output::ok(window(
+/// The file list of a zip archive (a job's artifacts), windowed like text:
+/// `zip` is the archive from offset `base` to its end (`ArchiveTail`).
+pub fn archive_listing(call: &ValidatedCall, zip: &[u8], base: u64, options: Options) -> Output {
+    match zip_listing::listing(zip, base) {
+        Ok(listing) => Output::ok(window(
             &listing,
             call.view.lines,
             TextStart::Head,
             options.max_bytes,
         )),
-        None => Output::error("GitLab's answer is not a zip archive; nothing to list.".into()),
+        Err(Unlisted::NotZip) => {
+            Output::error("GitLab's answer is not a zip archive; nothing to list.".into())
+        }
+        Err(Unlisted::DirectoryTooLarge) => Output::error(format!(
+            "The archive's file list is over {} MiB, more than the server keeps of an archive's end; nothing to list. List it a directory at a time with `job_artifact_tree` (from GitLab's metadata, nothing downloaded).",
+            zip_listing::TAIL_WINDOW / (1024 * 1024)
+        )),
     }
 }
 

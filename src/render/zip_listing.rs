@@ -3,6 +3,58 @@
 //!
 //! Zip64 archives (over 4 GiB or 65,535 entries) are read through their
 //! Zip64 end record and the Zip64 extra field of each entry.
+//!
+//! Everything the listing needs is at the archive's end, so an archive is
+//! read as it streams keeping only its last bytes (`Tail`): an artifacts
+//! archive of hundreds of megabytes costs the window, not the archive.
+
+use std::collections::VecDeque;
+
+/// The most of an archive's end kept while it streams: room for a central
+/// directory of about 60,000 entries (46 bytes, a name of about 90 and
+/// their extra fields each). A longer one is not listed; GitLab's
+/// `artifacts/tree` lists it a directory at a time.
+pub const TAIL_WINDOW: usize = 8 * 1024 * 1024;
+
+/// An archive's last bytes, kept as it streams.
+pub struct Tail {
+    kept: VecDeque<u8>,
+    window: usize,
+    /// Bytes read in all.
+    read: u64,
+}
+
+impl Tail {
+    pub fn new(window: usize) -> Self {
+        Tail {
+            kept: VecDeque::new(),
+            window,
+            read: 0,
+        }
+    }
+
+    pub fn feed(&mut self, chunk: &[u8]) {
+        self.read += chunk.len() as u64;
+        let chunk = &chunk[chunk.len().saturating_sub(self.window)..];
+        let over = (self.kept.len() + chunk.len()).saturating_sub(self.window);
+        self.kept.drain(..over);
+        self.kept.extend(chunk);
+    }
+
+    /// The kept bytes and the offset in the archive of the first of them.
+    pub fn finish(self) -> (Vec<u8>, u64) {
+        let base = self.read - self.kept.len() as u64;
+        (Vec::from(self.kept), base)
+    }
+}
+
+/// Why an archive was not listed.
+#[derive(Debug, PartialEq)]
+pub enum Unlisted {
+    NotZip,
+    /// The central directory starts before the kept end (`Tail`).
+    DirectoryTooLarge,
+}
 
 pub struct Entry {
     pub name: String,
@@ -24,28 +76,43 @@ fn u64_at(b: &[u8], at: usize) -> Option<u64> {
         .map(|s| u64::from_le_bytes(s.try_into().unwrap()))
 }
 
-/// The entries of the archive, or `None` when it is not a readable zip.
-pub fn entries(zip: &[u8]) -> Option<Vec<Entry>> {
+/// The entries of the archive whose bytes from offset `base` to its end
+/// are `zip` (0: the whole archive).
+pub fn entries(zip: &[u8], base: u64) -> Result<Vec<Entry>, Unlisted> {
+    // An offset the archive gives, as an index into what was kept.
+    let index = |offset: u64| {
+        let at = offset
+            .checked_sub(base)
+            .ok_or(Unlisted::DirectoryTooLarge)?;
+        usize::try_from(at).map_err(|_| Unlisted::NotZip)
+    };
     // The end of central directory record: 22 bytes plus a comment of at
     // most 65,535 bytes, found from the end.
     let lowest = zip.len().saturating_sub(22 + 65_535);
-    let eocd = (lowest..=zip.len().checked_sub(22)?)
+    let last = zip.len().checked_sub(22).ok_or(Unlisted::NotZip)?;
+    let eocd = (lowest..=last)
         .rev()
-        .find(|&i| zip[i..i + 4] == [0x50, 0x4b, 0x05, 0x06])?;
-    let mut count = u16_at(zip, eocd + 10)?;
-    let mut offset = u32_at(zip, eocd + 16)?;
+        .find(|&i| zip[i..i + 4] == [0x50, 0x4b, 0x05, 0x06])
+        .ok_or(Unlisted::NotZip)?;
+    let mut count = u16_at(zip, eocd + 10).ok_or(Unlisted::NotZip)?;
+    let mut offset = u32_at(zip, eocd + 16).ok_or(Unlisted::NotZip)?;
     if (count == 0xFFFF || offset == 0xFFFF_FFFF)
         && eocd >= 20
         && zip[eocd - 20..eocd - 16] == [0x50, 0x4b, 0x06, 0x07]
     {
-        let record = usize::try_from(u64_at(zip, eocd - 20 + 8)?).ok()?;
-        if zip.get(record..record + 4)? != [0x50, 0x4b, 0x06, 0x06] {
-            return None;
+        let record = index(u64_at(zip, eocd - 20 + 8).ok_or(Unlisted::NotZip)?)?;
+        if zip.get(record..record + 4) != Some(&[0x50, 0x4b, 0x06, 0x06]) {
+            return Err(Unlisted::NotZip);
         }
-        count = u64_at(zip, record + 32)?;
-        offset = u64_at(zip, record + 48)?;
+        count = u64_at(zip, record + 32).ok_or(Unlisted::NotZip)?;
+        offset = u64_at(zip, record + 48).ok_or(Unlisted::NotZip)?;
     }
-    let mut at = usize::try_from(offset).ok()?;
+    let at = index(offset)?;
+    central_directory(zip, at, count).ok_or(Unlisted::NotZip)
+}
+
+/// `count` central directory headers from `at`.
+fn central_directory(zip: &[u8], mut at: usize, count: u64) -> Option<Vec<Entry>> {
     let mut out = Vec::new();
     for _ in 0..count {
         if zip.get(at..at + 4)? != [0x50, 0x4b, 0x01, 0x02] {
@@ -77,13 +144,16 @@ pub fn entries(zip: &[u8]) -> Option<Vec<Entry>> {
 }
 
 /// One line per file, directories left out.
-pub fn listing(zip: &[u8]) -> Option<String> {
-    let entries = entries(zip)?;
+pub fn listing(zip: &[u8], base: u64) -> Result<String, Unlisted> {
+    let entries = entries(zip, base)?;
     let files: Vec<&Entry> = entries.iter().filter(|e| !e.name.ends_with('/')).collect();
     let total: u64 = files.iter().map(|e| e.size).sum();
     let mut out = format!("{} files, {total} bytes uncompressed:\n", files.len());
     for e in files {
         out.push_str(&format!("{} ({} bytes)\n", e.name, e.size));
     }
-    Some(out)
+    Ok(out)
 }
+
+#[cfg(test)]
+mod tests;
