@@ -1,6 +1,7 @@
 //! A diff answer read as it streams, keeping only the files the answer can
-//! show. GitLab's diff lists can be hundreds of megabytes: `compare` is
-//! not paginated, `changes` and `access_raw_diffs` bypass the diff limits
+//! show (the kinds whose `diffs` say so: `compare`, merge request `diffs`,
+//! `commit_diff`). GitLab's diff lists can be hundreds of megabytes:
+//! `compare` is not paginated
 //! (https://docs.gitlab.com/api/repositories/#compare-branches-tags-or-commits).
 //! The answer shows files until the size cap, then only the names of a
 //! few more (`diff.rs`), so a file past the cap is kept as its one-line
@@ -12,8 +13,8 @@
 //! escapes, nesting) without being parsed; each element of the diff
 //! array is parsed alone once it is complete (past the names' room, a file
 //! is only counted, not parsed). Everything outside the
-//! array is kept as it came, so the rest of the answer (compare's commits,
-//! the merge request of `changes`) renders as before.
+//! array is kept as it came, so the rest of the answer (compare's commits)
+//! renders as before.
 
 use super::diff::{Beyond, FILE_NAMES_ROOM, file_diff, header};
 use super::tree::Node;
