@@ -7,8 +7,9 @@
 //! screen reads whole bodies).
 
 use super::Gitlab;
+use super::streamed;
 use crate::dispatch::ValidatedCall;
-use crate::gitlab::{Failed, GitLabError, HttpRequest, MAX_BODY, Response};
+use crate::gitlab::{HttpRequest, Response};
 use crate::render::{self, ArchiveTail, Output};
 
 /// The archive's files, from its central directory: the archive read
@@ -19,27 +20,13 @@ pub fn answer(call: &ValidatedCall, response: &Response, options: render::Option
 
 /// The archive's files, keeping only its end as it streams.
 pub async fn read(call: &ValidatedCall, request: &HttpRequest, gitlab: &Gitlab<'_>) -> Output {
-    // One byte past the most the server reads: a longer archive is
-    // refused as when it was read whole.
-    let mut stream = match gitlab
-        .client
-        .stream(gitlab.target, request, MAX_BODY + 1)
-        .await
-    {
-        Ok(stream) => stream,
-        Err(failed) => return gitlab.failure(call, &failed),
-    };
     let mut tail = ArchiveTail::new(render::ARCHIVE_TAIL_WINDOW);
-    loop {
-        match stream.chunk().await {
-            Ok(Some(chunk)) => tail.feed(&chunk),
-            Ok(None) => break,
-            Err(error) => return gitlab.failure(call, &Failed { error, attempts: 1 }),
-        }
-    }
-    if stream.limited() {
-        let error = GitLabError::TooLarge { limit: MAX_BODY };
-        return gitlab.failure(call, &Failed { error, attempts: 1 });
+    let take = |chunk: &[u8]| {
+        tail.feed(chunk);
+        std::ops::ControlFlow::Continue(())
+    };
+    if let Err(failed) = streamed::read(call, request, gitlab, take).await {
+        return failed;
     }
     let (end, base) = tail.finish();
     render::archive_listing(call, &end, base, gitlab.render)

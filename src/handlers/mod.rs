@@ -20,6 +20,7 @@ pub mod poll;
 mod raw_upload;
 mod review;
 mod review_context;
+mod streamed;
 mod text_stream;
 mod triage;
 mod upload;

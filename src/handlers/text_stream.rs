@@ -8,10 +8,13 @@
 //! no `Range` support (`lib/api/ci/jobs.rb`, `lib/api/files.rb`), so
 //! stopping is the only way to read less.
 
+use std::ops::ControlFlow;
+
 use super::Gitlab;
+use super::streamed::{self, Ended};
 use crate::catalog::TextStart;
 use crate::dispatch::ValidatedCall;
-use crate::gitlab::{Failed, GitLabError, HttpRequest, MAX_BODY};
+use crate::gitlab::HttpRequest;
 use crate::render::{Output, Window};
 
 /// The longest line kept whole; the rest of a longer one is not shown (it
@@ -25,37 +28,27 @@ pub async fn read(
     gitlab: &Gitlab<'_>,
     start: TextStart,
 ) -> Output {
-    // One byte past the most the server reads: a longer body is refused
-    // as before, when it was read whole.
-    let mut stream = match gitlab
-        .client
-        .stream(gitlab.target, request, MAX_BODY + 1)
-        .await
-    {
-        Ok(stream) => stream,
-        Err(failed) => return gitlab.failure(call, &failed),
-    };
     let mut window = Window::new(call.view.lines, start, gitlab.render.max_bytes);
     let mut lines = Lines::default();
-    loop {
+    let take = |chunk: &[u8]| {
         // Once the range is passed, one more piece is read: a text that
         // ends there (a small file, read whole) still gets its line count.
         let enough = window.has_enough();
-        match stream.chunk().await {
-            Ok(Some(chunk)) => lines.feed(&chunk, &mut window),
-            Ok(None) => break,
-            Err(error) => return gitlab.failure(call, &Failed { error, attempts: 1 }),
-        }
+        lines.feed(chunk, &mut window);
         if enough {
-            return Output::ok(window.finish(false));
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
         }
+    };
+    match streamed::read(call, request, gitlab, take).await {
+        Ok((_, Ended::Stopped)) => Output::ok(window.finish(false)),
+        Ok((_, Ended::Whole)) => {
+            lines.finish(&mut window);
+            Output::ok(window.finish(true))
+        }
+        Err(failed) => failed,
     }
-    if stream.limited() {
-        let error = GitLabError::TooLarge { limit: MAX_BODY };
-        return gitlab.failure(call, &Failed { error, attempts: 1 });
-    }
-    lines.finish(&mut window);
-    Output::ok(window.finish(true))
 }
 
 /// Splits chunks into lines, carrying a line cut between two chunks.
