@@ -23,7 +23,9 @@
 //! `gitlab_pipeline job_artifact_list` of an artifacts archive of the same
 //! size: their CPU time and peak RSS above idle, with the same bound, since
 //! only the files the answer shows are kept as a diff streams, and only
-//! its end (where the file list is) as an archive streams.
+//! its end (where the file list is) as an archive streams. Under `cargo
+//! test` the archive is 40 MB, past the bound, since its 8 MiB window is
+//! most of a 20 MB archive.
 
 #[path = "common/nginx.rs"]
 mod nginx;
@@ -87,7 +89,7 @@ fn main() {
         bin.display()
     );
     println!(
-        "| log | seconds | server CPU (s) | MB/s | idle RSS (MiB) | peak RSS (MiB) | peak − idle (MiB) | nginx sent for 40 lines (bytes) | compare of this size: CPU (s) | compare: peak − idle (MiB) | archive of this size: CPU (s) | archive: peak − idle (MiB) |"
+        "| log | seconds | server CPU (s) | MB/s | idle RSS (MiB) | peak RSS (MiB) | peak − idle (MiB) | nginx sent for 40 lines (bytes) | compare of this size: CPU (s) | compare: peak − idle (MiB) | archive of this size (at least 40 MB): CPU (s) | archive: peak − idle (MiB) |"
     );
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut failures = Vec::new();
@@ -124,7 +126,8 @@ fn main() {
         drop(server);
         let sent = wait_for_log_line(&gitlab, before);
         let diff = compare_cost(&bin, &gitlab.url, &compare, size * MB);
-        let zip = archive_cost(&bin, &gitlab.url, &archive, size * MB);
+        // Under `cargo test`, an archive past the bound (see above).
+        let zip = archive_cost(&bin, &gitlab.url, &archive, size.max(40) * MB);
         println!(
             "| {size} MB | {seconds:.2} | {cpu:.2} | {:.0} | {:.1} | {:.1} | {:.1} | {sent} | {:.2} | {:.1} | {:.2} | {:.1} |",
             size as f64 / seconds,
