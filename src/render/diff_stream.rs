@@ -1,6 +1,6 @@
 //! A diff answer read as it streams, keeping only the files the answer can
-//! show (the kinds whose `diffs` say so: `compare`, merge request `diffs`,
-//! `commit_diff`). GitLab's diff lists can be hundreds of megabytes:
+//! show (the kinds whose `diffs` say so: `compare`, merge request `diffs`
+//! and `version_get`, `commit_diff`). GitLab's diff lists can be hundreds of megabytes:
 //! `compare` is not paginated
 //! (https://docs.gitlab.com/api/repositories/#compare-branches-tags-or-commits).
 //! The answer shows files until the size cap, then only the names of a

@@ -451,13 +451,13 @@ fn every_kind_is_used_and_its_fields_are_sane() {
         assert!(!kind.long_text.is_empty(), "kind `{}`", kind.name);
     }
     // Diffs are shown only where the answer has them: the diff list
-    // itself, and compare's `diffs` field.
+    // itself, and the `diffs` field of compare and of one diff version.
     let with_diffs: Vec<&str> = catalog::kinds()
         .iter()
         .filter(|k| k.diffs != Diffs::None)
         .map(|k| k.name)
         .collect();
-    assert_eq!(with_diffs, ["compare", "diff"]);
+    assert_eq!(with_diffs, ["compare", "diff", "version"]);
 }
 
 #[test]

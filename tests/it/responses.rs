@@ -499,3 +499,55 @@ async fn a_line_range_stops_reading_a_long_log_after_its_end() {
     assert_eq!(common::data(&tail).lines().count(), 50, "{tail}");
     h.stop().await;
 }
+
+/// One diff version (`version_get`) shows its object without the diffs,
+/// then its files as diffs, and `file` picks one: GitLab's version answer
+/// carries every file's diff
+/// (https://docs.gitlab.com/api/merge_requests/#get-a-single-merge-request-diff-version).
+#[tokio::test]
+async fn a_diff_version_shows_its_files_as_diffs() {
+    let h = Harness::start(Lifecycle::Initialize).await;
+    let versions: Value =
+        serde_json::from_str(&raw_gitlab(&h, "/projects/1/merge_requests/1/versions").await)
+            .unwrap();
+    let id = versions[0]["id"].as_u64().expect("a version id");
+    let version: Value = serde_json::from_str(
+        &raw_gitlab(&h, &format!("/projects/1/merge_requests/1/versions/{id}")).await,
+    )
+    .unwrap();
+    let paths: Vec<&str> = version["diffs"]
+        .as_array()
+        .expect("the version's diffs")
+        .iter()
+        .map(|d| d["new_path"].as_str().unwrap())
+        .collect();
+    assert!(!paths.is_empty());
+    let params = json!({"project_id": 1, "merge_request_iid": 1, "version_id": id});
+    let text = h
+        .ok(
+            "gitlab_merge_request",
+            json!({"action": "version_get", "params": params}),
+        )
+        .await;
+    assert!(!text.contains("\"diffs\""), "{text}");
+    assert!(
+        text.contains(&format!(
+            "\"head_commit_sha\":\"{}\"",
+            version["head_commit_sha"].as_str().unwrap()
+        )),
+        "{text}"
+    );
+    for path in &paths {
+        assert!(text.contains(&format!("=== {path} (")), "{path}: {text}");
+    }
+    let one = h
+        .ok(
+            "gitlab_merge_request",
+            json!({"action": "version_get", "params": params, "file": paths[0]}),
+        )
+        .await;
+    assert!(one.contains(&format!("=== {} (", paths[0])), "{one}");
+    for path in &paths[1..] {
+        assert!(!one.contains(&format!("=== {path} (")), "{path}: {one}");
+    }
+}
