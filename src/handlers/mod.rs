@@ -206,10 +206,10 @@ async fn one_request(
             .await;
         }
         Reading::Diffs(place) => {
-            return streamed(gitlab, diff_stream::read(call, &request, gitlab, place)).await;
+            return boxed_reading(gitlab, diff_stream::read(call, &request, gitlab, place)).await;
         }
         Reading::Archive => {
-            return streamed(gitlab, artifact_list::read(call, &request, gitlab)).await;
+            return boxed_reading(gitlab, artifact_list::read(call, &request, gitlab)).await;
         }
         Reading::Whole(answer) => answer,
     };
@@ -232,7 +232,7 @@ async fn one_request(
 /// A streamed reading, boxed (its future holds the stream and what it
 /// keeps; inline it would make every call's future as large), reporting
 /// progress once slow when the client asked for it.
-fn streamed<'a>(
+fn boxed_reading<'a>(
     gitlab: &'a Gitlab<'_>,
     work: impl Future<Output = Output> + Send + 'a,
 ) -> std::pin::Pin<Box<dyn Future<Output = Output> + Send + 'a>> {
