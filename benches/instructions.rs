@@ -14,7 +14,10 @@
 //!   then N `tools/call`s, each after the previous answer).
 //! - HTTP: `serve --http`, stateless, driven by the official Python MCP
 //!   client (`scripts/python-sdk.sh --perf`) in its 2026-07-28 mode, the
-//!   GitLab token in a `Private-Token` header on every request.
+//!   GitLab token in a `Private-Token` header on every request. Twice: as
+//!   served (its plain tool calls answered without rmcp's per-request
+//!   service, `src/mcp/direct_call.rs`) and with `--rmcp-only` (every
+//!   request through rmcp's service), so one run shows the difference.
 //!
 //! Run: `cargo bench --bench instructions` (N = 500, both transports; the
 //! release binary). `scripts/perf-tools.sh` installs valgrind and nginx
@@ -106,14 +109,20 @@ fn main() {
         stdio_per_call = Some(per_call);
     }
     if only.as_deref() != Some("stdio") && list_size.is_none() {
-        let idle = http_run(&bin, &gitlab.url, 0, &scratch, out_dir.as_deref());
-        let busy = http_run(&bin, &gitlab.url, calls, &scratch, out_dir.as_deref());
-        row(
-            "streamable HTTP, stateless, per-request token",
-            idle,
-            busy,
-            calls,
-        );
+        for (label, rmcp_only) in [
+            ("streamable HTTP, stateless, per-request token", false),
+            ("the same, `--rmcp-only`", true),
+        ] {
+            let run = |calls| {
+                let http = Http {
+                    bin: &bin,
+                    gitlab: &gitlab.url,
+                    rmcp_only,
+                };
+                http.run(calls, &scratch, out_dir.as_deref())
+            };
+            row(label, run(0), run(calls), calls);
+        }
     }
     let stopped = gitlab.stop();
     // One worker was running, and none is left: a worker orphaned by its
@@ -281,44 +290,60 @@ fn stdio_run(
 }
 
 /// `serve --http` (stateless): `calls` calls of the official Python client.
-fn http_run(bin: &Path, gitlab: &str, calls: u64, scratch: &Path, keep_in: Option<&Path>) -> u64 {
-    let out = scratch.join(format!("http-{calls}.callgrind"));
-    let port = free_port();
-    let mut server = callgrind(bin, &out)
-        .arg("serve")
-        .arg("--http")
-        .arg(format!("127.0.0.1:{port}"))
-        .env("GITLAB_URL", gitlab)
-        // Each request brings its token: none is configured on the server.
-        .env_remove("GITLAB_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start valgrind");
-    if let Err(problem) = wait_for_port(port, &mut server) {
-        panic!("the HTTP server under valgrind {problem}");
+/// The HTTP server to count.
+struct Http<'a> {
+    bin: &'a Path,
+    gitlab: &'a str,
+    rmcp_only: bool,
+}
+
+impl Http<'_> {
+    fn run(&self, calls: u64, scratch: &Path, keep_in: Option<&Path>) -> u64 {
+        let name = match self.rmcp_only {
+            false => format!("http-{calls}.callgrind"),
+            true => format!("http-rmcp-{calls}.callgrind"),
+        };
+        let out = scratch.join(&name);
+        let port = free_port();
+        let mut server = callgrind(self.bin, &out);
+        server
+            .arg("serve")
+            .arg("--http")
+            .arg(format!("127.0.0.1:{port}"))
+            .env("GITLAB_URL", self.gitlab)
+            // Each request brings its token: none is configured on the server.
+            .env_remove("GITLAB_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit());
+        if self.rmcp_only {
+            server.arg("--rmcp-only");
+        }
+        let mut server = server.spawn().expect("start valgrind");
+        if let Err(problem) = wait_for_port(port, &mut server) {
+            panic!("the HTTP server under valgrind {problem}");
+        }
+        // Once /healthz answers, the server is fully up (its SIGTERM handler
+        // included); both runs make this one request, so it cancels out.
+        wait_for_health(port);
+        if calls > 0 {
+            let status = Command::new(Path::new(ROOT).join("scripts/python-sdk.sh"))
+                .arg("--perf")
+                .arg(format!("http://127.0.0.1:{port}/mcp"))
+                .arg(calls.to_string())
+                .env("GITLAB_TOKEN", TOKEN)
+                .status()
+                .expect("run the Python client");
+            assert!(status.success(), "the Python client's calls");
+        }
+        // SIGTERM: the server drains and exits, and callgrind writes its file.
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(server.id().to_string())
+            .status();
+        let status = server.wait().expect("valgrind exits");
+        assert!(status.success(), "the HTTP server under valgrind: {status}");
+        keep(&out, keep_in, &name);
+        total_ir(&out)
     }
-    // Once /healthz answers, the server is fully up (its SIGTERM handler
-    // included); both runs make this one request, so it cancels out.
-    wait_for_health(port);
-    if calls > 0 {
-        let status = Command::new(Path::new(ROOT).join("scripts/python-sdk.sh"))
-            .arg("--perf")
-            .arg(format!("http://127.0.0.1:{port}/mcp"))
-            .arg(calls.to_string())
-            .env("GITLAB_TOKEN", TOKEN)
-            .status()
-            .expect("run the Python client");
-        assert!(status.success(), "the Python client's calls");
-    }
-    // SIGTERM: the server drains and exits, and callgrind writes its file.
-    let _ = Command::new("kill")
-        .arg("-TERM")
-        .arg(server.id().to_string())
-        .status();
-    let status = server.wait().expect("valgrind exits");
-    assert!(status.success(), "the HTTP server under valgrind: {status}");
-    keep(&out, keep_in, &format!("http-{calls}.callgrind"));
-    total_ir(&out)
 }

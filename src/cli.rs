@@ -334,6 +334,9 @@ pub struct ServeArgs {
     /// Keep legacy (pre-2026-07-28) sessions in memory, for server-sent elicitation; needs sticky sessions behind a load balancer.
     #[arg(long, env = "GITLAB_MCP_HTTP_STATEFUL", value_parser = BoolishValueParser::new())]
     pub stateful: bool,
+    /// Every MCP request through rmcp's service, even the plain 2026-07-28 tool calls a stateless server answers itself (for comparing the two paths).
+    #[arg(long, hide = true, env = "GITLAB_MCP_HTTP_RMCP_ONLY", value_parser = BoolishValueParser::new())]
+    pub rmcp_only: bool,
     /// Most legacy sessions held at once with --stateful (each lives until deleted or idle for 5 minutes).
     #[arg(long, env = "GITLAB_MCP_HTTP_MAX_SESSIONS", default_value_t = 1000, value_parser = at_least::<usize>(1))]
     pub max_sessions: usize,
@@ -407,6 +410,7 @@ impl ServeArgs {
             max_requests_per_token: self.max_requests_per_token,
             call_timeout: Duration::from_secs(self.call_timeout),
             stateful: self.stateful,
+            rmcp_only: self.rmcp_only,
             max_sessions: self.max_sessions,
             shutdown_grace: Duration::from_secs(self.shutdown_grace),
             signin: self.signin_settings(extra_ca_pem)?,

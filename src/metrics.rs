@@ -57,6 +57,7 @@ pub struct Metrics {
     gitlab_latency: Histogram,
     retries: AtomicU64,
     in_flight: AtomicI64,
+    direct_calls: AtomicU64,
 }
 
 /// The process's registry.
@@ -94,6 +95,12 @@ impl Metrics {
 
     pub fn retry(&self) {
         self.retries.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A tool call the HTTP endpoint answered itself, not through rmcp's
+    /// service (`mcp/direct_call.rs`).
+    pub fn direct_call(&self) {
+        self.direct_calls.fetch_add(1, Ordering::Relaxed);
     }
 
     /// An HTTP request started; the guard counts it until dropped.
@@ -148,6 +155,11 @@ impl Metrics {
             out,
             "# HELP gitlab_mcp_http_requests_in_flight HTTP requests being served.\n# TYPE gitlab_mcp_http_requests_in_flight gauge\ngitlab_mcp_http_requests_in_flight {}",
             self.in_flight.load(Ordering::Relaxed)
+        );
+        let _ = writeln!(
+            out,
+            "# HELP gitlab_mcp_http_direct_calls_total Tool calls the HTTP endpoint answered without rmcp's per-request service.\n# TYPE gitlab_mcp_http_direct_calls_total counter\ngitlab_mcp_http_direct_calls_total {}",
+            self.direct_calls.load(Ordering::Relaxed)
         );
         out
     }

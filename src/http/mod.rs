@@ -218,6 +218,7 @@ pub fn app(
             call_timeout: Some(settings.call_timeout),
             introduction,
             shutdown,
+            direct_calls: !settings.rmcp_only,
         },
     )
     .layer(middleware::from_fn_with_state(state.clone(), admit));

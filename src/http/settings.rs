@@ -40,6 +40,9 @@ pub struct HttpSettings {
     pub max_requests_per_token: usize,
     pub call_timeout: Duration,
     pub stateful: bool,
+    /// Every MCP request through rmcp's service, even the plain tool calls
+    /// a stateless server answers itself (to compare the two).
+    pub rmcp_only: bool,
     /// Legacy sessions held at once, with `stateful`.
     pub max_sessions: usize,
     /// How long calls in flight may finish after SIGTERM.
@@ -164,6 +167,7 @@ mod tests {
             max_requests_per_token: 8,
             call_timeout: Duration::from_secs(60),
             stateful: false,
+            rmcp_only: false,
             max_sessions: 1000,
             shutdown_grace: Duration::from_secs(5),
             signin: None,

@@ -33,6 +33,9 @@ pub struct EndpointOptions {
     pub introduction: Introduction,
     /// Cancelled when the server stops for good.
     pub shutdown: CancellationToken,
+    /// A stateless server answers plain 2026-07-28 tool calls itself
+    /// (`direct_call.rs`); false: every request through rmcp.
+    pub direct_calls: bool,
 }
 
 /// A router serving MCP at `path`. Every request must carry a `Target` in
@@ -41,16 +44,12 @@ pub struct EndpointOptions {
 pub fn router(engine: Arc<Engine>, path: &str, options: EndpointOptions) -> axum::Router {
     let tools = Arc::new(super::tools::ToolLists::default());
     let tasks = Arc::new(super::tasks::Tasks::default());
-    let call_timeout = options.call_timeout;
     let introduction = Arc::new(options.introduction);
-    let factory = move || {
-        Ok(GitLabServer::per_request(
-            engine.clone(),
-            tools.clone(),
-            introduction.clone(),
-            call_timeout,
-            tasks.clone(),
-        ))
+    let server =
+        GitLabServer::per_request(engine, tools, introduction, options.call_timeout, tasks);
+    let factory = {
+        let server = server.clone();
+        move || Ok(server.clone())
     };
     let mut config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(options.allowed_hosts.clone())
@@ -64,10 +63,21 @@ pub fn router(engine: Arc<Engine>, path: &str, options: EndpointOptions) -> axum
     }
     if let Some(sessions) = options.sessions {
         let service = StreamableHttpService::new(factory, sessions, config);
-        axum::Router::new().route_service(path, service)
-    } else {
-        let service =
-            StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
-        axum::Router::new().route_service(path, service)
+        return axum::Router::new().route_service(path, service);
     }
+    let rmcp =
+        StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
+    if !options.direct_calls {
+        return axum::Router::new().route_service(path, rmcp);
+    }
+    let endpoint = Arc::new(super::direct_call::Endpoint {
+        server,
+        rmcp,
+        max_body_bytes: options.max_body_bytes,
+        shutdown: options.shutdown,
+    });
+    axum::Router::new().route(
+        path,
+        axum::routing::any(super::direct_call::answer).with_state(endpoint),
+    )
 }

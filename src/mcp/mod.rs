@@ -1,6 +1,7 @@
 //! MCP glue: the only module that knows rmcp.
 
 mod completions;
+mod direct_call;
 pub mod http;
 mod icons;
 mod introduction;

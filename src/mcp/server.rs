@@ -29,6 +29,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
 
 use super::Introduction;
 use super::tasks::{TaskCall, Tasks};
@@ -117,15 +118,16 @@ impl GitLabServer {
     /// those the HTTP layer found for the request's token; `None` when
     /// they are not known (every action the policy allows is offered).
     async fn scopes(&self, context: &RequestContext<RoleServer>) -> Option<Scopes> {
+        self.scopes_of(http_parts(context)).await
+    }
+
+    /// `scopes`, from the HTTP request's parts (none over stdio).
+    async fn scopes_of(&self, parts: Option<&http::request::Parts>) -> Option<Scopes> {
         let known = match self.targets {
             Targets::Server => self.scopes.clone(),
-            Targets::PerRequest => context
-                .extensions
-                .get::<http::request::Parts>()
-                .and_then(|parts| parts.extensions.get::<Arc<KnownScopes>>())
-                .cloned(),
+            Targets::PerRequest => parts?.extensions.get::<Arc<KnownScopes>>().cloned(),
         }?;
-        let target = self.target(context).ok()?;
+        let target = self.target_of(parts).ok()?;
         known.get(&self.engine, &target).await.cloned()
     }
 
@@ -139,11 +141,14 @@ impl GitLabServer {
     /// Where this call goes, and as whom. Over HTTP, only the request's own
     /// target: never the server's by default.
     fn target(&self, context: &RequestContext<RoleServer>) -> Result<Target, ErrorData> {
+        self.target_of(http_parts(context))
+    }
+
+    /// `target`, from the HTTP request's parts (none over stdio).
+    fn target_of(&self, parts: Option<&http::request::Parts>) -> Result<Target, ErrorData> {
         match self.targets {
             Targets::Server => Ok(self.engine.default_target().clone()),
-            Targets::PerRequest => context
-                .extensions
-                .get::<http::request::Parts>()
+            Targets::PerRequest => parts
                 .and_then(|parts| parts.extensions.get::<Target>())
                 .cloned()
                 .ok_or_else(|| {
@@ -168,32 +173,44 @@ impl GitLabServer {
             .meta
             .get_progress_token()
             .map(|token| ProgressForwarder::start(token, context.peer.clone()));
+        let call = CallContext {
+            target: &target,
+            scopes: scopes.as_ref(),
+            confirmed,
+            progress: progress.as_ref().map(|p| p as &dyn Progress),
+        };
+        let result = self.execute(tool, arguments, call, &context.ct).await;
+        // Every progress notification goes out before the result.
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
+        result
+    }
+
+    /// The engine's call under this server's limits: a panic is an error
+    /// the session survives, the call timeout is an answer the model can
+    /// act on, and `cancelled` drops the call.
+    async fn execute(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+        call: CallContext<'_>,
+        cancelled: &CancellationToken,
+    ) -> Result<Outcome, ErrorData> {
         // The engine's future is boxed, so this one (held twice by
         // `answer_call`, and moved into rmcp's box) stays small: measured
         // once the scope lookup no longer sat inline in every request's
         // future (BENCHMARKS.md).
-        let call = unless_it_panics(
-            tool,
-            Box::pin(self.engine.call(
-                tool,
-                arguments,
-                CallContext {
-                    target: &target,
-                    scopes: scopes.as_ref(),
-                    confirmed,
-                    progress: progress.as_ref().map(|p| p as &dyn Progress),
-                },
-            )),
-        );
+        let call = unless_it_panics(tool, Box::pin(self.engine.call(tool, arguments, call)));
         let timeout = async {
             match self.call_timeout {
                 Some(limit) => tokio::time::sleep(limit).await,
                 None => std::future::pending().await,
             }
         };
-        let result = tokio::select! {
+        tokio::select! {
             outcome = call => outcome,
-            () = context.ct.cancelled() => {
+            () = cancelled.cancelled() => {
                 tracing::info!(tool, "call cancelled by the client");
                 Err(ErrorData::internal_error("request cancelled", None))
             }
@@ -204,12 +221,7 @@ impl GitLabServer {
                     "{tool}: stopped after {limit} s, this server's limit for one call (GITLAB_MCP_HTTP_CALL_TIMEOUT); whatever GitLab did before then may have happened. Ask for less (a page, a line range)."
                 ))))
             }
-        };
-        // Every progress notification goes out before the result.
-        if let Some(progress) = progress {
-            progress.finish().await;
         }
-        result
     }
 
     /// A long-running call of a client that declared the tasks extension,
@@ -287,6 +299,40 @@ impl GitLabServer {
                 None => refused(),
             },
         }
+    }
+
+    /// A 2026-07-28 `tools/call` the HTTP endpoint answers itself
+    /// (`direct_call.rs`): what `answer_call` does for a call that asks for
+    /// no task and carries no answer and no progress token, from a client
+    /// that can be asked (`can_elicit`: an input-required round) or not
+    /// (the refusal).
+    pub(super) async fn answer_direct(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+        parts: &http::request::Parts,
+        can_elicit: bool,
+        cancelled: &CancellationToken,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let target = self.target_of(Some(parts))?;
+        let scopes = self.scopes_of(Some(parts)).await;
+        // The question's digest needs the arguments the engine takes.
+        let asked = can_elicit.then(|| arguments.clone());
+        let call = CallContext {
+            target: &target,
+            scopes: scopes.as_ref(),
+            confirmed: false,
+            progress: None,
+        };
+        Ok(
+            match self.execute(tool, arguments, call, cancelled).await? {
+                Outcome::Done(output) => to_result(output).into(),
+                Outcome::NeedsConfirmation { question, refusal } => match asked {
+                    Some(arguments) => input_required(question, call_digest(tool, &arguments)),
+                    None => to_result(Output::error(refusal)).into(),
+                },
+            },
+        )
     }
 
     /// Values for a prompt argument or a template variable, from one
@@ -503,6 +549,12 @@ fn input_answer(request: &CallToolRequestParams, digest: impl FnOnce() -> String
             .and_then(|a| serde_json::from_value(a.clone()).ok());
         action.is_some_and(|a| accepted(a, r.get("content")))
     })
+}
+
+/// The HTTP request a call came in: rmcp keeps its parts in the context's
+/// extensions. None over stdio.
+fn http_parts(context: &RequestContext<RoleServer>) -> Option<&http::request::Parts> {
+    context.extensions.get::<http::request::Parts>()
 }
 
 /// How this session lets the server ask the user. Fails closed: a client

@@ -15,6 +15,7 @@ mod common;
 mod completions;
 mod conformance;
 mod decoder_table;
+mod direct_calls;
 mod docs;
 mod e2e_admin_apps;
 mod e2e_administration;
