@@ -44,6 +44,7 @@ STAGES = [
     ("HTTP: the answer as a response (serialize)", r"streamable_http_server::tower::jsonrpc_message_response$"),
     ("rmcp: a request's handler task (ours inside)", r"rmcp::handler::server::<impl rmcp::service::Service<rmcp::service::server::RoleServer> for H>::handle_request::\{\{closure\}\}$"),
     ("mcp/: the call (GitLabServer::run, engine included)", r"gitlab_mcp::mcp::server::GitLabServer::run::\{\{closure\}\}$"),
+    ("mcp/: the call under its limits (GitLabServer::execute; over HTTP, the direct path's call)", r"gitlab_mcp::mcp::server::GitLabServer::execute::\{\{closure\}\}$"),
     ("engine: Engine::call", r"gitlab_mcp::engine::Engine::call::\{\{closure\}\}$"),
     ("dispatch: decode and validate", r"gitlab_mcp::dispatch::decode$"),
     ("gitlab/: Client::send (reqwest, hyper, the body read)", r"gitlab_mcp::gitlab::client::Client::send::\{\{closure\}\}$"),
