@@ -211,7 +211,7 @@ impl GitLabServer {
         tokio::select! {
             outcome = call => outcome,
             () = cancelled.cancelled() => {
-                tracing::info!(tool, "call cancelled by the client");
+                tracing::info!(tool, "call cancelled (by the client, or the server stopping)");
                 Err(ErrorData::internal_error("request cancelled", None))
             }
             () = timeout => {

@@ -238,15 +238,9 @@ async fn exchange(url: &str, case: &Case) -> (u16, Vec<(String, String)>, String
 }
 
 async fn direct_calls(server: &HttpServer) -> u64 {
-    let metrics = raw()
-        .get(format!("{}/metrics", server.url))
-        .send()
+    server
+        .metrics()
         .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    metrics
         .lines()
         .find_map(|line| line.strip_prefix("gitlab_mcp_http_direct_calls_total "))
         .expect("the direct calls counter")

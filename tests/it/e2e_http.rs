@@ -350,14 +350,7 @@ async fn the_endpoint_refuses_what_it_must_before_gitlab_sees_anything() {
     assert!(fake.requests().is_empty());
 
     // The refusals are counted by reason, with no secret in any label.
-    let metrics = raw()
-        .get(format!("{}/metrics", server.url))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = server.metrics().await;
     for reason in [
         "unauthenticated",
         "host_or_origin",

@@ -432,14 +432,7 @@ async fn no_secret_of_the_sign_in_reaches_logs_metrics_or_answers_at_any_log_lev
             .unwrap();
         answers.push_str(&revoked.text().await.unwrap());
         answers.push_str(&whoami(&server.mcp_url(), &access2).await.0);
-        let metrics = raw()
-            .get(format!("{}/metrics", server.url))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let metrics = server.metrics().await;
 
         let mut secrets = gitlab_secrets(&fake);
         assert!(

@@ -260,14 +260,7 @@ async fn no_token_or_secret_reaches_answers_logs_or_metrics_over_http_at_any_log
             answers.push_str(&format!("{:?}\n", response.headers()));
             answers.push_str(&response.text().await.unwrap());
         }
-        let metrics = raw()
-            .get(format!("{}/metrics", server.url))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let metrics = server.metrics().await;
         assert!(metrics.contains("gitlab_mcp_"), "{metrics}");
         assert!(
             answers.contains("GitLab answered 401"),

@@ -158,6 +158,18 @@ impl HttpServer {
             .expect("exit status")
     }
 
+    /// What `/metrics` says now.
+    pub async fn metrics(&self) -> String {
+        raw()
+            .get(format!("{}/metrics", self.url))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    }
+
     pub fn stderr_text(&self) -> String {
         self.stderr.lock().unwrap().join("\n")
     }
