@@ -334,8 +334,8 @@ pub struct ServeArgs {
     /// Keep legacy (pre-2026-07-28) sessions in memory, for server-sent elicitation; needs sticky sessions behind a load balancer.
     #[arg(long, env = "GITLAB_MCP_HTTP_STATEFUL", value_parser = BoolishValueParser::new())]
     pub stateful: bool,
-    /// Every MCP request through rmcp's service, even the plain 2026-07-28 tool calls a stateless server answers itself (for comparing the two paths).
-    #[arg(long, hide = true, env = "GITLAB_MCP_HTTP_RMCP_ONLY", value_parser = BoolishValueParser::new())]
+    /// Every MCP request through rmcp's service, even the plain tool calls the server answers itself over stdio and stateless HTTP (for comparing the two paths).
+    #[arg(long, hide = true, env = "GITLAB_MCP_RMCP_ONLY", value_parser = BoolishValueParser::new())]
     pub rmcp_only: bool,
     /// Most legacy sessions held at once with --stateful (each lives until deleted or idle for 5 minutes).
     #[arg(long, env = "GITLAB_MCP_HTTP_MAX_SESSIONS", default_value_t = 1000, value_parser = at_least::<usize>(1))]

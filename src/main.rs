@@ -194,7 +194,7 @@ fn serve_command(cli: &Cli, serve: &ServeArgs) -> Result<ExitCode, String> {
     match serve.http_settings(settings.client.tls.extra_ca_pem.clone())? {
         None => current_thread()?.block_on(async {
             let (engine, _sandbox) = engine(settings, sandbox).await?;
-            mcp::serve_stdio(engine, introduction(sandbox))
+            mcp::serve_stdio(engine, introduction(sandbox), serve.rmcp_only)
                 .await
                 .map_err(|e| e.to_string())
         })?,

@@ -1,17 +1,22 @@
-//! The stdio transport's reading side: one JSON-RPC message a line, as
-//! rmcp's `AsyncRwTransport` reads them, with a fast path for the message
-//! that matters, `tools/call`.
+//! The stdio transport: one JSON-RPC message a line, as rmcp's
+//! `AsyncRwTransport` reads and writes them, with a fast path for the
+//! message that matters, `tools/call`.
 //!
 //! rmcp parses every line through its generic message types (a buffered
 //! untagged enum of every request, trying variant after variant): 42,000
 //! instructions a `tools/call`, an eighth of a whole call (BENCHMARKS.md).
 //! A line that is exactly a `tools/call` request (`jsonrpc`, `id`,
 //! `method`, and `params` of `name`, `arguments` and `_meta` only, no other
-//! key, no duplicate) is read here into the same message rmcp builds; any
-//! other line goes through rmcp's own decoder, its compatibility rules and
-//! errors included. Writing is rmcp's transport, unchanged.
+//! key, no duplicate) is read here into the same message rmcp builds, or
+//! answered here when `stdio_direct` takes it; any other line goes through
+//! rmcp's own decoder, its compatibility rules and errors included. Lines
+//! are written with rmcp's codec, one at a time under one lock, as rmcp's
+//! transport writes them.
+
+use std::sync::Arc;
 
 use bytes::BytesMut;
+use futures::SinkExt as _;
 use rmcp::RoleServer;
 use rmcp::model::{
     CallToolRequestMethod, CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, ErrorData,
@@ -21,33 +26,76 @@ use rmcp::model::{
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::{
-    AsyncRwTransport, DEFAULT_MAX_LINE_LENGTH, JsonRpcMessageCodec, JsonRpcMessageCodecError,
+    DEFAULT_MAX_LINE_LENGTH, JsonRpcMessageCodec, JsonRpcMessageCodecError,
 };
 use serde::Deserialize;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
-use tokio_util::codec::Decoder;
+use tokio::time::Instant;
+use tokio_util::codec::{Decoder, FramedWrite};
 
-/// Lines read from `R`; answers written by rmcp's transport to `W`.
-pub struct LineTransport<R, W: AsyncWrite> {
+use super::stdio_direct::{Call, DirectCalls};
+
+/// The write side, shared by rmcp's sends and the calls answered here;
+/// `None` once closed.
+pub type Writer = Arc<
+    tokio::sync::Mutex<
+        Option<
+            FramedWrite<
+                Box<dyn AsyncWrite + Send + Unpin>,
+                JsonRpcMessageCodec<TxJsonRpcMessage<RoleServer>>,
+            >,
+        >,
+    >,
+>;
+
+/// One message as one line, flushed (rmcp's `AsyncRwTransport::send`).
+pub async fn write(writer: &Writer, item: TxJsonRpcMessage<RoleServer>) -> std::io::Result<()> {
+    match writer.lock().await.as_mut() {
+        Some(write) => write.send(item).await.map_err(Into::into),
+        None => Err(std::io::Error::new(
+            std::io::ErrorKind::NotConnected,
+            "Transport is closed",
+        )),
+    }
+}
+
+/// Lines read from `R` and written to the writer.
+pub struct LineTransport<R> {
     read: BufReader<R>,
     line: Vec<u8>,
     /// Dropping the rest of a line over the length limit.
     discarding: bool,
-    write: AsyncRwTransport<RoleServer, tokio::io::Empty, W>,
+    write: Writer,
+    /// The calls answered without rmcp's serve loop; `None`: every message
+    /// goes to rmcp (`--rmcp-only`).
+    direct: Option<Arc<DirectCalls>>,
+    /// When input ended.
+    eof: Option<Instant>,
 }
 
-impl<R, W> LineTransport<R, W>
+impl<R> LineTransport<R>
 where
     R: AsyncRead + Send + Unpin,
-    W: AsyncWrite + Send + Unpin + 'static,
 {
-    pub fn new(read: R, write: W) -> Self {
+    /// `direct`: answer plain calls here once `DirectCalls::start` is
+    /// called on `LineTransport::direct_calls`.
+    pub fn new(read: R, write: impl AsyncWrite + Send + Unpin + 'static, direct: bool) -> Self {
+        let write: Writer = Arc::new(tokio::sync::Mutex::new(Some(FramedWrite::new(
+            Box::new(write),
+            JsonRpcMessageCodec::default(),
+        ))));
         LineTransport {
             read: BufReader::new(read),
             line: Vec::new(),
             discarding: false,
-            write: AsyncRwTransport::new(tokio::io::empty(), write),
+            direct: direct.then(|| DirectCalls::new(write.clone())),
+            write,
+            eof: None,
         }
+    }
+
+    pub fn direct_calls(&self) -> Option<Arc<DirectCalls>> {
+        self.direct.clone()
     }
 
     /// The next whole line into `self.line`, bounded as rmcp bounds it;
@@ -106,6 +154,8 @@ enum Read {
 
 /// What one line says.
 enum Parsed {
+    /// A plain `tools/call` (the fast path).
+    Call(FastCall),
     Message(Box<ClientJsonRpcMessage>),
     /// Nothing to act on (not JSON, or a notification rmcp ignores).
     Nothing,
@@ -115,8 +165,8 @@ enum Parsed {
 
 /// A line without its `\n` (and `\r`), through the fast path or rmcp's.
 fn parse(line: &[u8]) -> Parsed {
-    if let Some(message) = fast_call(line) {
-        return Parsed::Message(Box::new(message));
+    if let Some(call) = fast_call(line) {
+        return Parsed::Call(call);
     }
     let mut framed = BytesMut::with_capacity(line.len() + 1);
     framed.extend_from_slice(line);
@@ -164,30 +214,53 @@ struct FastParams {
     meta: Option<JsonObject>,
 }
 
-/// The message rmcp's parser makes of a plain `tools/call` line: the
-/// `_meta` in the request's extensions, none in its params.
-fn fast_call(line: &[u8]) -> Option<ClientJsonRpcMessage> {
-    let call: FastCall = serde_json::from_slice(line).ok()?;
-    let mut params = CallToolRequestParams::new(call.params.name);
-    params.arguments = call.params.arguments;
-    let mut extensions = Extensions::new();
-    if let Some(meta) = call.params.meta {
-        extensions.insert(RequestMetaObject::from(meta));
-    }
-    let mut request = Request::<CallToolRequestMethod, _>::new(params);
-    request.method = call.method;
-    *request.extensions_mut() = extensions;
-    Some(ClientJsonRpcMessage::Request(JsonRpcRequest {
-        jsonrpc: call.jsonrpc,
-        id: call.id,
-        request: ClientRequest::CallToolRequest(request),
-    }))
+fn fast_call(line: &[u8]) -> Option<FastCall> {
+    serde_json::from_slice(line).ok()
 }
 
-impl<R, W> Transport<RoleServer> for LineTransport<R, W>
+impl FastCall {
+    /// The call as `stdio_direct` takes it.
+    fn into_call(self) -> Call {
+        let mut params = CallToolRequestParams::new(self.params.name);
+        params.arguments = self.params.arguments;
+        Call {
+            id: self.id,
+            params,
+            meta: self.params.meta,
+        }
+    }
+
+    /// The message rmcp's parser makes of a plain `tools/call` line: the
+    /// `_meta` in the request's extensions, none in its params.
+    #[cfg(test)]
+    fn into_message(self) -> ClientJsonRpcMessage {
+        let (jsonrpc, method) = (self.jsonrpc, self.method);
+        from_call(jsonrpc, method, self.into_call())
+    }
+}
+
+fn from_call(
+    jsonrpc: JsonRpcVersion2_0,
+    method: CallToolRequestMethod,
+    call: Call,
+) -> ClientJsonRpcMessage {
+    let mut extensions = Extensions::new();
+    if let Some(meta) = call.meta {
+        extensions.insert(RequestMetaObject::from(meta));
+    }
+    let mut request = Request::<CallToolRequestMethod, _>::new(call.params);
+    request.method = method;
+    *request.extensions_mut() = extensions;
+    ClientJsonRpcMessage::Request(JsonRpcRequest {
+        jsonrpc,
+        id: call.id,
+        request: ClientRequest::CallToolRequest(request),
+    })
+}
+
+impl<R> Transport<RoleServer> for LineTransport<R>
 where
     R: AsyncRead + Send + Unpin,
-    W: AsyncWrite + Send + Unpin + 'static,
 {
     type Error = std::io::Error;
 
@@ -195,7 +268,8 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.write.send(item)
+        let writer = self.write.clone();
+        async move { write(&writer, item).await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -209,7 +283,10 @@ where
                     );
                     continue;
                 }
-                Read::Eof | Read::More => return None,
+                Read::Eof | Read::More => {
+                    self.eof.get_or_insert_with(Instant::now);
+                    return None;
+                }
             }
             let parsed = {
                 let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
@@ -218,14 +295,30 @@ where
             };
             self.line.clear();
             match parsed {
-                Some(Parsed::Message(message)) => return Some(*message),
+                Some(Parsed::Call(call)) => {
+                    let (jsonrpc, method) = (call.jsonrpc, call.method);
+                    let call = call.into_call();
+                    let left = match &self.direct {
+                        Some(direct) => direct.take(call),
+                        None => Some(call),
+                    };
+                    if let Some(call) = left {
+                        return Some(from_call(jsonrpc, method, call));
+                    }
+                }
+                Some(Parsed::Message(message)) => {
+                    if let Some(direct) = &self.direct {
+                        direct.see(&message);
+                    }
+                    return Some(*message);
+                }
                 None | Some(Parsed::Nothing) => {}
                 Some(Parsed::Invalid) => {
                     let answer = ServerJsonRpcMessage::error(
                         ErrorData::invalid_request("Invalid request", None),
                         None,
                     );
-                    if self.write.send(answer).await.is_err() {
+                    if write(&self.write, answer).await.is_err() {
                         return None;
                     }
                 }
@@ -233,8 +326,14 @@ where
         }
     }
 
-    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
-        self.write.close()
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        // rmcp drained its own calls before closing; those answered here
+        // get the same time from the end of input.
+        if let Some(direct) = &self.direct {
+            direct.drain(self.eof.unwrap_or_else(Instant::now)).await;
+        }
+        drop(self.write.lock().await.take());
+        Ok(())
     }
 }
 
@@ -273,7 +372,9 @@ mod tests {
             r#"{"params":{"_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"x"},"method":"tools/call","id":1e2,"jsonrpc":"2.0"}"#,
             r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"tools/call","params":{"name":"n","arguments":null}}"#,
         ] {
-            let fast = fast_call(line.as_bytes()).expect("the fast path takes it");
+            let fast = fast_call(line.as_bytes())
+                .expect("the fast path takes it")
+                .into_message();
             let rmcp = rmcp_parse(line).expect("rmcp reads it");
             assert_eq!(seen(&fast), seen(&rmcp), "{line}");
             let ClientJsonRpcMessage::Request(request) = &fast else {

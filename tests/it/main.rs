@@ -62,6 +62,7 @@ mod scopes;
 mod secrets;
 mod security_md;
 mod server_json;
+mod stdio_direct;
 mod stdio_hygiene;
 mod surface_lock;
 mod tasks;
