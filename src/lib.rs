@@ -31,6 +31,7 @@ pub mod gitlab;
 pub mod handlers;
 pub mod http;
 pub mod http_url;
+pub mod json_string;
 pub mod mcp;
 pub mod metrics;
 pub mod migration;

@@ -224,7 +224,7 @@ fn respond(id: RequestId, answer: Result<CallToolResponse, ErrorData>) -> Respon
             )
         }
     };
-    let body = serde_json::to_vec(&message).expect("an rmcp message serializes");
+    let body = super::answer_bytes::answer_bytes(message);
     (status, [(CONTENT_TYPE, "application/json")], body).into_response()
 }
 

@@ -1,5 +1,6 @@
 //! MCP glue: the only module that knows rmcp.
 
+mod answer_bytes;
 mod completions;
 mod direct_call;
 pub mod http;

@@ -8,8 +8,8 @@
 //! `tools/call` whose `_meta` holds at most a progress token is answered
 //! here instead: the same handler (`ServerHandler::call_tool`) with the
 //! same context rmcp would build, its answer shaped and refused as rmcp's
-//! `handle_request` shapes and refuses it, written as one line by the same
-//! codec, under the same lock as rmcp's own writes. Everything else (other
+//! `handle_request` shapes and refuses it, written as the same line
+//! (`answer_bytes`), under the same lock as rmcp's own writes. Everything else (other
 //! methods, other metadata, sessions opened inline or at 2026-07-28, every
 //! notification and response) reaches rmcp as it came, and rmcp's peer
 //! still carries what a call sends the client (progress, elicitation).
@@ -32,8 +32,9 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::answer_bytes::answer_bytes;
 use super::server::GitLabServer;
-use super::stdio_lines::Writer;
+use super::stdio_lines::{Writer, write_line};
 
 /// How long calls in flight at the end of input may take to be answered:
 /// rmcp's drain after stdin closes.
@@ -99,11 +100,13 @@ impl DirectCalls {
         tokio::spawn(async move {
             let answer = answer(&server, call.params, context).await;
             if this.finish(&call.id) {
-                let line = match answer {
+                let message = match answer {
                     Ok(result) => ServerJsonRpcMessage::response(result, call.id),
                     Err(error) => ServerJsonRpcMessage::error(error, Some(call.id)),
                 };
-                if let Err(error) = super::stdio_lines::write(&this.writer, line).await {
+                let mut line = answer_bytes(message);
+                line.push(b'\n');
+                if let Err(error) = write_line(&this.writer, &line).await {
                     tracing::error!(%error, "fail to response message");
                 }
             }

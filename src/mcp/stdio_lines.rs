@@ -10,13 +10,12 @@
 //! key, no duplicate) is read here into the same message rmcp builds, or
 //! answered here when `stdio_direct` takes it; any other line goes through
 //! rmcp's own decoder, its compatibility rules and errors included. Lines
-//! are written with rmcp's codec, one at a time under one lock, as rmcp's
-//! transport writes them.
+//! are written as rmcp's codec writes them (the message's JSON and a line
+//! break, flushed), one at a time under one lock.
 
 use std::sync::Arc;
 
 use bytes::BytesMut;
-use futures::SinkExt as _;
 use rmcp::RoleServer;
 use rmcp::model::{
     CallToolRequestMethod, CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, ErrorData,
@@ -29,29 +28,30 @@ use rmcp::transport::async_rw::{
     DEFAULT_MAX_LINE_LENGTH, JsonRpcMessageCodec, JsonRpcMessageCodecError,
 };
 use serde::Deserialize;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
 use tokio::time::Instant;
-use tokio_util::codec::{Decoder, FramedWrite};
+use tokio_util::codec::Decoder;
 
 use super::stdio_direct::{Call, DirectCalls};
 
 /// The write side, shared by rmcp's sends and the calls answered here;
 /// `None` once closed.
-pub type Writer = Arc<
-    tokio::sync::Mutex<
-        Option<
-            FramedWrite<
-                Box<dyn AsyncWrite + Send + Unpin>,
-                JsonRpcMessageCodec<TxJsonRpcMessage<RoleServer>>,
-            >,
-        >,
-    >,
->;
+pub type Writer = Arc<tokio::sync::Mutex<Option<Box<dyn AsyncWrite + Send + Unpin>>>>;
 
-/// One message as one line, flushed (rmcp's `AsyncRwTransport::send`).
+/// One message as one line, as rmcp's codec writes it.
 pub async fn write(writer: &Writer, item: TxJsonRpcMessage<RoleServer>) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(&item)?;
+    line.push(b'\n');
+    write_line(writer, &line).await
+}
+
+/// One whole line, then a flush (rmcp's transport flushes each message).
+pub async fn write_line(writer: &Writer, line: &[u8]) -> std::io::Result<()> {
     match writer.lock().await.as_mut() {
-        Some(write) => write.send(item).await.map_err(Into::into),
+        Some(write) => {
+            write.write_all(line).await?;
+            write.flush().await
+        }
         None => Err(std::io::Error::new(
             std::io::ErrorKind::NotConnected,
             "Transport is closed",
@@ -80,10 +80,7 @@ where
     /// `direct`: answer plain calls here once `DirectCalls::start` is
     /// called on `LineTransport::direct_calls`.
     pub fn new(read: R, write: impl AsyncWrite + Send + Unpin + 'static, direct: bool) -> Self {
-        let write: Writer = Arc::new(tokio::sync::Mutex::new(Some(FramedWrite::new(
-            Box::new(write),
-            JsonRpcMessageCodec::default(),
-        ))));
+        let write: Writer = Arc::new(tokio::sync::Mutex::new(Some(Box::new(write))));
         LineTransport {
             read: BufReader::new(read),
             line: Vec::new(),

@@ -10,6 +10,8 @@ use std::borrow::Cow;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Number, Value};
 
+use crate::json_string;
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Node<'a> {
     Null,
@@ -72,8 +74,44 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// The tree as compact JSON, exactly as `serde_json::to_string`
+    /// writes it, strings through `json_string` (a test compares the two).
     pub fn to_text(&self) -> String {
-        serde_json::to_string(self).expect("a JSON tree serializes")
+        let mut out = Vec::with_capacity(512);
+        self.write(&mut out);
+        String::from_utf8(out).expect("JSON text is UTF-8")
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Node::Null => out.extend_from_slice(b"null"),
+            Node::Bool(true) => out.extend_from_slice(b"true"),
+            Node::Bool(false) => out.extend_from_slice(b"false"),
+            Node::Number(n) => write_number(out, n),
+            Node::Str(s) => json_string::write(out, s),
+            Node::Arr(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    item.write(out);
+                }
+                out.push(b']');
+            }
+            Node::Obj(fields) => {
+                out.push(b'{');
+                for (i, (key, value)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    json_string::write(out, key);
+                    out.push(b':');
+                    value.write(out);
+                }
+                out.push(b'}');
+            }
+        }
     }
 
     /// The same tree as a `serde_json::Value`, for structured content.
@@ -92,6 +130,33 @@ impl<'a> Node<'a> {
             ),
         }
     }
+}
+
+/// A number as serde_json writes it: integers in decimal here, anything
+/// else (a float) by serde_json itself.
+fn write_number(out: &mut Vec<u8>, n: &Number) {
+    if let Some(n) = n.as_u64() {
+        write_u64(out, n);
+    } else if let Some(n) = n.as_i64() {
+        out.push(b'-');
+        write_u64(out, n.unsigned_abs());
+    } else {
+        serde_json::to_writer(out, n).expect("a number serializes");
+    }
+}
+
+fn write_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 impl Serialize for Node<'_> {
@@ -130,5 +195,24 @@ mod tests {
         assert_eq!(node.to_text(), text);
         assert!(matches!(node.get("a"), Some(Node::Arr(items)) if items.len() == 3));
         assert_eq!(node.to_value()["c"]["d"], 2.5);
+    }
+
+    /// `to_text` writes what serde_json writes of the same tree.
+    #[test]
+    fn writes_what_serde_json_writes() {
+        let issue = include_str!("../../benches/data/issue.json");
+        for text in [
+            issue,
+            r#"[0,-1,18446744073709551615,-9223372036854775808,1.5,-0.0,1e300,2.5e-8]"#,
+            r#"{"a\"b":"\u0000\u001f\t\\","":[],"n":null,"t":true,"f":false,"o":{}}"#,
+            r#"{"k":"ünïcödé ⟦⟧ 👩‍💻 \u2028"}"#,
+        ] {
+            let node = Node::parse(text.as_bytes()).unwrap();
+            assert_eq!(
+                node.to_text(),
+                serde_json::to_string(&node).unwrap(),
+                "{text}"
+            );
+        }
     }
 }
