@@ -80,6 +80,10 @@ pub struct Client {
     settings: ClientSettings,
     /// Bounds the GitLab requests in flight at once.
     slots: Arc<Semaphore>,
+    /// The last API root parsed: a request's URL is that root's with its
+    /// path and query set, which parses only them (the scheme and host,
+    /// the costly part, were parsed once).
+    root: Arc<std::sync::Mutex<Option<reqwest::Url>>>,
 }
 
 /// A request that failed, after this many attempts.
@@ -193,6 +197,7 @@ impl Client {
             http,
             slots: Arc::new(Semaphore::new(settings.max_concurrent.max(1))),
             settings,
+            root: Arc::default(),
         })
     }
 
@@ -385,17 +390,44 @@ impl Client {
         )))
     }
 
+    /// A REST request's URL: the API root (parsed once while it stays the
+    /// same) with the request's path and query, the same URL as parsing
+    /// the whole text (a test compares the two).
+    fn rest_url(&self, target: &Target, request: &HttpRequest) -> Option<reqwest::Url> {
+        let mut root = self.root.lock().unwrap_or_else(|p| p.into_inner());
+        if root
+            .as_ref()
+            .is_none_or(|url| url.as_str() != target.api_root)
+        {
+            *root = Some(reqwest::Url::parse(&target.api_root).ok()?);
+        }
+        let mut url = root.as_ref()?.clone();
+        drop(root);
+        // A root without a path (the web root, for Doorkeeper) parses to
+        // the path `/`, which its text does not end with.
+        let prefix = match url.path() {
+            "/" if !target.api_root.ends_with('/') => "",
+            path => path,
+        };
+        let path = format!("{prefix}{}", request.path);
+        url.set_path(&path);
+        url.set_query((!request.query.is_empty()).then_some(request.query.as_str()));
+        Some(url)
+    }
+
     /// The reqwest request: URL, method, this call's credentials, body.
     fn builder(
         &self,
         target: &Target,
         request: &HttpRequest,
     ) -> Result<reqwest::RequestBuilder, GitLabError> {
-        let url = match request.endpoint {
-            Endpoint::Rest => format!("{}{}", target.api_root, request.path_and_query()),
-            Endpoint::Graphql(_) => format!("{}{}", target.web_root(), GRAPHQL_PATH),
+        let parsed = match request.endpoint {
+            Endpoint::Rest => self.rest_url(target, request),
+            Endpoint::Graphql(_) => {
+                reqwest::Url::parse(&format!("{}{}", target.web_root(), GRAPHQL_PATH)).ok()
+            }
         };
-        let parsed = reqwest::Url::parse(&url).map_err(|_| GitLabError::Network {
+        let parsed = parsed.ok_or_else(|| GitLabError::Network {
             kind: NetworkKind::Other,
             host: target.host(),
         })?;
@@ -644,6 +676,57 @@ mod tests {
     use tokio::net::{TcpListener, TcpStream};
 
     use super::*;
+
+    /// A REST URL built on the parsed root is the URL the whole text
+    /// parses to, root after root (the cache follows the target).
+    #[test]
+    fn a_rest_url_is_the_whole_text_parsed() {
+        let client = Client::new(ClientSettings::default()).unwrap();
+        let roots = [
+            "https://gitlab.com/api/v4",
+            "http://127.0.0.1:8080/gitlab/api/v4",
+            "https://[::1]/api/v4",
+            "https://gitlab.com/api/v4",
+            // Web roots (Doorkeeper's token info lives there).
+            "http://127.0.0.1:8080",
+            "https://gitlab.example.com/gitlab",
+            "https://gitlab.example.com/",
+        ];
+        let requests = [
+            ("/projects/1/issues/3", ""),
+            (
+                "/projects/group%2Fsub%2Fproject/merge_requests",
+                "state=opened&per_page=20",
+            ),
+            ("/projects/1/repository/files/a%20b%2Ec%C3%A9", "ref=main"),
+            ("/projects/1/../2/issues", "search=%22x%22+y&labels[]=a,b"),
+            ("/projects/1/issues", "q=a|b^c`d{e}"),
+            ("/users", "search=\u{e9}\u{2028}"),
+            ("/oauth/token/info", ""),
+        ];
+        for root in roots {
+            let target = Target {
+                api_root: root.into(),
+                credentials: None,
+            };
+            for (path, query) in requests {
+                let request = HttpRequest {
+                    method: Method::Get,
+                    path: path.into(),
+                    query: query.into(),
+                    body: None,
+                    idempotent: true,
+                    endpoint: Endpoint::Rest,
+                };
+                let whole = reqwest::Url::parse(&format!("{root}{}", request.path_and_query()));
+                assert_eq!(
+                    client.rest_url(&target, &request),
+                    whole.ok(),
+                    "{root} {path} {query}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn a_cause_tells_its_kind_by_its_type_not_its_words() {
