@@ -18,82 +18,97 @@ use crate::catalog::KindSpec;
 pub const EXCERPT_CHARS: usize = 160;
 
 /// Keys that are never worth their tokens.
-const NOISE: &[&str] = &[
-    "_links",
-    "avatar_url",
-    "references",
-    "reference",
-    "time_stats",
-    "task_completion_status",
-    "commands_changes",
-    "imported",
-    "imported_from",
-    "container_expiration_policy",
-    "detailed_status",
-    "permissions",
-    "tag_list",
-    "name_with_namespace",
-    "ssh_url_to_repo",
-    "http_url_to_repo",
-    "readme_url",
-    "logs_api_path",
-    "evidences",
-    "commit_path",
-    "tag_path",
-    "wiki_page_meta_id",
-    "content_sha256",
-];
+fn noise(key: &str) -> bool {
+    matches!(
+        key,
+        "_links"
+            | "avatar_url"
+            | "references"
+            | "reference"
+            | "time_stats"
+            | "task_completion_status"
+            | "commands_changes"
+            | "imported"
+            | "imported_from"
+            | "container_expiration_policy"
+            | "detailed_status"
+            | "permissions"
+            | "tag_list"
+            | "name_with_namespace"
+            | "ssh_url_to_repo"
+            | "http_url_to_repo"
+            | "readme_url"
+            | "logs_api_path"
+            | "evidences"
+            | "commit_path"
+            | "tag_path"
+            | "wiki_page_meta_id"
+            | "content_sha256"
+    )
+}
 
 /// URL fields that are the thing itself rather than a link to elsewhere.
-const KEPT_URLS: &[&str] = &[
-    "web_url",
-    "url",
-    "external_url",
-    "target_url",
-    "direct_asset_url",
-    // An OAuth application's redirect, a migration's source instance.
-    "callback_url",
-    "source_url",
-];
+fn kept_url(key: &str) -> bool {
+    matches!(
+        key,
+        "web_url"
+            | "url"
+            | "external_url"
+            | "target_url"
+            | "direct_asset_url"
+            // An OAuth application's redirect, a migration's source instance.
+            | "callback_url"
+            | "source_url"
+    )
+}
 
 /// Booleans whose `false` is news, not a default.
-const MEANINGFUL_FALSE: &[&str] = &[
-    "approved",
-    "resolved",
-    "can_merge",
-    "mergeable",
-    "merged",
-    "active",
-    "valid",
-    "enabled",
-    "user_can_approve",
-    "blocking_discussions_resolved",
-];
+fn meaningful_false(key: &str) -> bool {
+    matches!(
+        key,
+        "approved"
+            | "resolved"
+            | "can_merge"
+            | "mergeable"
+            | "merged"
+            | "active"
+            | "valid"
+            | "enabled"
+            | "user_can_approve"
+            | "blocking_discussions_resolved"
+    )
+}
 
-/// Fields that repeat another field of the same object: (dropped, kept).
-const DUPLICATES: &[(&str, &str)] = &[
-    ("assignee", "assignees"),
-    ("merge_user", "merged_by"),
-    ("work_in_progress", "draft"),
-    ("squash_on_merge", "squash"),
-    ("merge_status", "detailed_merge_status"),
-    ("committer_name", "author_name"),
-    ("committer_email", "author_email"),
-    ("committed_date", "authored_date"),
-    ("created_at", "authored_date"),
-    ("confidential", "internal"),
-    ("type", "issue_type"),
-    ("prepared_at", "created_at"),
-];
+/// Fields that repeat another field of the same object: the one kept.
+fn duplicate_of(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "assignee" => "assignees",
+        "merge_user" => "merged_by",
+        "work_in_progress" => "draft",
+        "squash_on_merge" => "squash",
+        "merge_status" => "detailed_merge_status",
+        "committer_name" => "author_name",
+        "committer_email" => "author_email",
+        "committed_date" => "authored_date",
+        "created_at" => "authored_date",
+        "confidential" => "internal",
+        "type" => "issue_type",
+        "prepared_at" => "created_at",
+        _ => return None,
+    })
+}
 
 /// Values that only restate GitLab's default for the field.
-const DEFAULT_VALUES: &[(&str, &str)] = &[
-    ("issue_type", "issue"),
-    ("type", "ISSUE"),
-    ("severity", "UNKNOWN"),
-    ("merge_method", "merge"),
-    ("encoding", "UTF-8"),
-];
+fn default_value(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "issue_type" => "issue",
+        "type" => "ISSUE",
+        "severity" => "UNKNOWN",
+        "merge_method" => "merge",
+        "encoding" => "UTF-8",
+        _ => return None,
+    })
+}
 
 /// A count of zero says nothing an agent acts on.
 fn zero_count(key: &str, value: &Node) -> bool {
@@ -136,18 +151,13 @@ pub fn compact<'a>(node: Node<'a>, kind: Option<&KindSpec>, in_list: bool) -> No
 
 /// Whether a field is dropped whatever its value's shape.
 fn dropped(key: &str, value: &Node, fields: &[(Cow<'_, str>, Node)], top: bool) -> bool {
-    NOISE.contains(&key)
+    noise(key)
         || (!top && key == "project_id")
         || zero_count(key, value)
-        || DEFAULT_VALUES
-            .iter()
-            .any(|(k, v)| *k == key && value.as_str() == Some(v))
+        || default_value(key).is_some_and(|default| value.as_str() == Some(default))
         || key.ends_with("_html")
-        || (key.ends_with("_url") && !KEPT_URLS.contains(&key))
-        || DUPLICATES
-            .iter()
-            .find(|(dup, _)| *dup == key)
-            .is_some_and(|(_, kept)| fields.iter().any(|(k, _)| k == kept))
+        || (key.ends_with("_url") && !kept_url(key))
+        || duplicate_of(key).is_some_and(|kept| fields.iter().any(|(k, _)| k == kept))
 }
 
 fn compact_object<'a>(
@@ -191,7 +201,7 @@ fn compact_object<'a>(
             Node::Str(text) if in_list && rules.long_text.contains(&key.as_ref()) => {
                 Node::Str(Cow::Owned(excerpt(&text)))
             }
-            Node::Bool(false) if !MEANINGFUL_FALSE.contains(&key.as_ref()) => continue,
+            Node::Bool(false) if !meaningful_false(&key) => continue,
             other => other,
         };
         if value.is_empty() || is_all_zero(&value) {
