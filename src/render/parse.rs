@@ -129,18 +129,28 @@ impl<'a> Reader<'a> {
     }
 
     /// A string's contents, the opening quote already read: borrowed from
-    /// the text unless it has escapes.
+    /// the text unless it has escapes. Inlined: a string is most of what a
+    /// body holds, and a call's saving and restoring of registers cost as
+    /// much as reading a short one.
+    #[inline(always)]
     fn string(&mut self) -> Option<Cow<'a, str>> {
         let start = self.at;
         self.skip_plain();
-        match *self.bytes.get(self.at)? {
-            b'"' => {
-                let s = &self.text[start..self.at];
-                self.at += 1;
-                return Some(Cow::Borrowed(s));
-            }
-            b'\\' => {}
-            _ => return None,
+        if self.bytes.get(self.at) == Some(&b'"') {
+            let s = &self.text[start..self.at];
+            self.at += 1;
+            return Some(Cow::Borrowed(s));
+        }
+        self.escaped_string(start)
+    }
+
+    /// The rest of a string that has an escape (or is not a string: a
+    /// control character or the end of the text).
+    #[cold]
+    #[inline(never)]
+    fn escaped_string(&mut self, start: usize) -> Option<Cow<'a, str>> {
+        if *self.bytes.get(self.at)? != b'\\' {
+            return None;
         }
         let mut owned = String::with_capacity(self.at - start + 16);
         owned.push_str(&self.text[start..self.at]);
