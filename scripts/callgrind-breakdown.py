@@ -38,7 +38,9 @@ from collections import defaultdict
 # the self cost of its functions instead.
 STAGES = [
     ("stdio: read and parse a request line (the transport)", r"Transport<rmcp::service::server::RoleServer>>::receive::\{\{closure\}\}$"),
-    ("stdio: write the answer (serialize, frame, write)", r"AsyncRwTransport<Role,R,W> as rmcp::transport::Transport<Role>>::send::\{\{closure\}\}$"),
+    ("stdio: write the answer (serialize, frame, write; rmcp's transport, before stdio_direct.rs)", r"AsyncRwTransport<Role,R,W> as rmcp::transport::Transport<Role>>::send::\{\{closure\}\}$"),
+    ("stdio: a call answered without rmcp's serve loop (stdio_direct.rs, the call and its answer)", r"gitlab_mcp::mcp::stdio_direct::DirectCalls::take::\{\{closure\}\}$"),
+    ("mcp/: the answer's bytes (answer_bytes.rs: the message, the text escaped)", r"gitlab_mcp::mcp::answer_bytes::answer_bytes$"),
     ("HTTP: rmcp's POST handling (parse, header checks; the call runs in its own task)", r"StreamableHttpService<S,M>::handle_post::\{\{closure\}\}$"),
     ("HTTP: rmcp's header checks (the message serialized again)", r"streamable_http_server::tower::validate_standard_headers$"),
     ("HTTP: the answer as a response (serialize)", r"streamable_http_server::tower::jsonrpc_message_response$"),
@@ -53,7 +55,8 @@ STAGES = [
     ("render/: success (parse GitLab's JSON, compact, frame, write)", r"gitlab_mcp::render::success$"),
     ("render/: GitLab's JSON parsed (tree, through serde; builds before render/parse.rs)", r"<gitlab_mcp::render::tree::Node as serde_core::de::Deserialize>::deserialize$"),
     ("render/: GitLab's JSON parsed (tree, render/parse.rs)", r"gitlab_mcp::render::parse::Reader::value$"),
-    ("malloc/free/realloc (self)", r"^(malloc|free|realloc|calloc|_int_malloc|_int_free|_int_realloc|cfree|malloc_consolidate|unlink_chunk.*|posix_memalign|_mid_memalign.*)(@.*)?$"),
+    ("render/: the tree written as JSON text (Node::to_text)", r"gitlab_mcp::render::tree::Node::to_text$"),
+    ("malloc/free/realloc (self)", r"^(malloc|free|realloc|calloc|_int_malloc|_int_free|_int_realloc|cfree|malloc_consolidate|unlink_chunk.*|posix_memalign|_mid_memalign.*|_?mi_.*)(@.*)?$"),
     ("memcpy/memmove (self)", r"^__mem(cpy|move)_avx_unaligned(_erms)?$"),
 ]
 
@@ -63,6 +66,9 @@ STD = {"core", "alloc", "std"}
 def crate_of(name: str, obj: str) -> str:
     """The crate a demangled Rust name belongs to, or the library for C."""
     if "::" not in name:
+        # mimalloc, the global allocator since ee7d789, is C in our binary.
+        if re.match(r"_?mi_|mi_", name):
+            return "mimalloc (the allocator)"
         lib = obj.rsplit("/", 1)[-1]
         if lib.startswith("libc.so") or lib.startswith("ld-linux"):
             if re.match(r"_?_?(int_)?(malloc|free|realloc|calloc|cfree|tcache|unlink|malloc_consolidate)", name):
