@@ -486,13 +486,55 @@ async fn timed<T>(attempt: impl Future<Output = T>) -> T {
 
 /// Only these header values are kept; the map itself is not copied.
 fn facts(answer: &reqwest::Response) -> Facts {
-    let headers = answer.headers();
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let kept = KeptHeaders::of(answer.headers());
+    let header = |name: &str| kept.get(name);
     Facts {
         request_id: header("x-request-id").map(str::to_string),
         is_json: header("content-type").is_some_and(|c| c.contains("json")),
         retry_after: retry_after(header("retry-after"), header("ratelimit-reset")),
         pagination: Pagination::from_headers(header),
+    }
+}
+
+/// The headers `facts` reads, found in one pass over the answer's headers:
+/// a hashed lookup of each of the eleven names cost more than comparing
+/// the dozen names GitLab sends with them.
+struct KeptHeaders<'a> {
+    /// Each name's first value (`HeaderMap::get`'s), if it is text.
+    values: [Option<Option<&'a str>>; KEPT_HEADERS.len()],
+}
+
+const KEPT_HEADERS: [&str; 11] = [
+    "x-request-id",
+    "content-type",
+    "retry-after",
+    "ratelimit-reset",
+    "x-page",
+    "x-per-page",
+    "x-next-page",
+    "x-prev-page",
+    "x-total",
+    "x-total-pages",
+    "link",
+];
+
+impl<'a> KeptHeaders<'a> {
+    fn of(headers: &'a reqwest::header::HeaderMap) -> Self {
+        let mut values = [None; KEPT_HEADERS.len()];
+        for (name, value) in headers {
+            if let Some(at) = KEPT_HEADERS.iter().position(|k| *k == name.as_str())
+                && values[at].is_none()
+            {
+                values[at] = Some(value.to_str().ok());
+            }
+        }
+        KeptHeaders { values }
+    }
+
+    fn get(&self, name: &str) -> Option<&'a str> {
+        let at = KEPT_HEADERS.iter().position(|k| *k == name);
+        debug_assert!(at.is_some(), "{name} is not kept");
+        self.values[at?].flatten()
     }
 }
 
@@ -676,6 +718,36 @@ mod tests {
     use tokio::net::{TcpListener, TcpStream};
 
     use super::*;
+
+    /// The kept headers read in one pass are what `HeaderMap::get` reads:
+    /// the first value of a name, `None` when that value is not text.
+    #[test]
+    fn kept_headers_are_what_a_lookup_finds() {
+        use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+        let mut headers = HeaderMap::new();
+        let mut add = |name: &'static str, value: &[u8]| {
+            headers.append(
+                HeaderName::from_static(name),
+                HeaderValue::from_bytes(value).unwrap(),
+            );
+        };
+        add("x-request-id", b"01J");
+        add("content-type", b"application/json");
+        add("x-page", b"2");
+        add("x-page", b"3");
+        add("x-next-page", b"\xff3");
+        add("x-next-page", b"4");
+        add("link", b"<https://h/api/v4/x?page=3>; rel=\"next\"");
+        add("x-total", b"");
+        add("server", b"nginx");
+        let kept = KeptHeaders::of(&headers);
+        for name in KEPT_HEADERS {
+            let looked_up = headers.get(name).and_then(|v| v.to_str().ok());
+            assert_eq!(kept.get(name), looked_up, "{name}");
+        }
+        assert_eq!(kept.get("x-page"), Some("2"));
+        assert_eq!(kept.get("x-next-page"), None);
+    }
 
     /// A REST URL built on the parsed root is the URL the whole text
     /// parses to, root after root (the cache follows the target).
