@@ -27,7 +27,11 @@ pub struct Tail {
 impl Tail {
     pub fn new(window: usize) -> Self {
         Tail {
-            kept: VecDeque::new(),
+            // The whole window at once: growing by doubling left each
+            // smaller buffer freed but still counted (an allocator keeps
+            // freed memory a while), twice the window at the peak. Only
+            // the bytes written are ever touched.
+            kept: VecDeque::with_capacity(window),
             window,
             read: 0,
         }
