@@ -46,13 +46,6 @@ pub fn write(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
-/// The same as a `String`.
-pub fn to_string(text: &str) -> String {
-    let mut out = Vec::with_capacity(text.len() + 16);
-    write(&mut out, text);
-    String::from_utf8(out).expect("escaping keeps UTF-8")
-}
-
 fn write_chunk(out: &mut Vec<u8>, bytes: &[u8]) {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -132,6 +125,12 @@ fn write_chunk(out: &mut Vec<u8>, bytes: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn to_string(text: &str) -> String {
+        let mut out = Vec::new();
+        write(&mut out, text);
+        String::from_utf8(out).expect("escaping keeps UTF-8")
+    }
 
     fn same(text: &str) {
         assert_eq!(

@@ -7,7 +7,6 @@
 
 use std::borrow::Cow;
 
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Number, Value};
 
 use crate::json_string;
@@ -159,34 +158,37 @@ fn write_u64(out: &mut Vec<u8>, mut n: u64) {
     out.extend_from_slice(&digits[at..]);
 }
 
-impl Serialize for Node<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Node::Null => serializer.serialize_unit(),
-            Node::Bool(b) => serializer.serialize_bool(*b),
-            Node::Number(n) => n.serialize(serializer),
-            Node::Str(s) => serializer.serialize_str(s),
-            Node::Arr(items) => {
-                let mut seq = serializer.serialize_seq(Some(items.len()))?;
-                for item in items {
-                    seq.serialize_element(item)?;
+#[cfg(test)]
+mod tests {
+    use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+
+    use super::Node;
+
+    /// serde's view of the tree: the tests' oracle for `to_text`.
+    impl Serialize for Node<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            match self {
+                Node::Null => serializer.serialize_unit(),
+                Node::Bool(b) => serializer.serialize_bool(*b),
+                Node::Number(n) => n.serialize(serializer),
+                Node::Str(s) => serializer.serialize_str(s),
+                Node::Arr(items) => {
+                    let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                    for item in items {
+                        seq.serialize_element(item)?;
+                    }
+                    seq.end()
                 }
-                seq.end()
-            }
-            Node::Obj(fields) => {
-                let mut map = serializer.serialize_map(Some(fields.len()))?;
-                for (k, v) in fields {
-                    map.serialize_entry(k.as_ref(), v)?;
+                Node::Obj(fields) => {
+                    let mut map = serializer.serialize_map(Some(fields.len()))?;
+                    for (k, v) in fields {
+                        map.serialize_entry(k.as_ref(), v)?;
+                    }
+                    map.end()
                 }
-                map.end()
             }
         }
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Node;
 
     #[test]
     fn round_trips_in_order_and_borrows() {
