@@ -78,12 +78,51 @@ pub fn decode(
     if arguments.get("action").is_none_or(Value::is_null) {
         return Err(fail(EnvelopeProblem::MissingAction));
     }
+    let arguments = match plain(arguments) {
+        Ok(envelope) => return Ok(envelope),
+        Err(arguments) => arguments,
+    };
     serde_path_to_error::deserialize(Value::Object(arguments)).map_err(|e| {
         let path = e.path().to_string();
         fail(EnvelopeProblem::Malformed {
             path,
             message: e.into_inner().to_string(),
         })
+    })
+}
+
+/// The envelope most calls send, `action` as text and `params` as an
+/// object (or null, or absent), taken as it is: what serde would decode
+/// from it, without rebuilding `params` key by key. Anything else is given
+/// back for serde, its errors included.
+fn plain(mut arguments: Map<String, Value>) -> Result<Envelope, Map<String, Value>> {
+    let simple = arguments.len() <= 2
+        && arguments.get("action").is_some_and(Value::is_string)
+        && arguments.iter().all(|(key, value)| match key.as_str() {
+            "action" => true,
+            "params" => value.is_object() || value.is_null(),
+            _ => false,
+        });
+    if !simple {
+        return Err(arguments);
+    }
+    let Some(Value::String(action)) = arguments.swap_remove("action") else {
+        unreachable!("checked above");
+    };
+    let params = match arguments.swap_remove("params") {
+        Some(Value::Object(params)) => params,
+        _ => Map::new(),
+    };
+    Ok(Envelope {
+        action,
+        params,
+        fields: None,
+        raw: false,
+        lines: None,
+        file: None,
+        max_items: None,
+        confirm: false,
+        quick_actions: false,
     })
 }
 
@@ -184,5 +223,52 @@ where
             "expected an object such as {{\"project_id\": \"group/project\"}}, found {}",
             super::params::json_kind(&other)
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::{Envelope, plain};
+
+    /// What serde decodes, as the shortcut's result is compared with it.
+    fn by_serde(arguments: &Value) -> Option<String> {
+        serde_json::from_value::<Envelope>(arguments.clone())
+            .ok()
+            .map(|e| format!("{e:?}"))
+    }
+
+    #[test]
+    fn the_plain_envelope_is_what_serde_decodes_and_the_rest_goes_to_serde() {
+        let taken = [
+            json!({"action": "get", "params": {"project_id": 1, "issue_iid": 3}}),
+            json!({"params": {"b": [1, {"c": null}], "a": "x"}, "action": "list"}),
+            json!({"action": "list", "params": null}),
+            json!({"action": "list"}),
+            json!({"action": ""}),
+        ];
+        for arguments in taken {
+            let Value::Object(map) = arguments.clone() else {
+                unreachable!()
+            };
+            let envelope = plain(map).expect("taken as it is");
+            assert_eq!(Some(format!("{envelope:?}")), by_serde(&arguments));
+        }
+        let left = [
+            json!({"action": "get", "params": "{\"project_id\": 1}"}),
+            json!({"action": "get", "params": [1]}),
+            json!({"action": 7, "params": {}}),
+            json!({"action": "list", "raw": true}),
+            json!({"action": "list", "fields": "id,title", "params": {}}),
+            json!({"action": "list", "params": {}, "max_items": 5}),
+        ];
+        for arguments in left {
+            let Value::Object(map) = arguments.clone() else {
+                unreachable!()
+            };
+            let given_back = plain(map).expect_err("left to serde");
+            assert_eq!(Value::Object(given_back), arguments);
+        }
     }
 }

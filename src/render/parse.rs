@@ -184,36 +184,11 @@ impl<'a> Reader<'a> {
     }
 
     /// Moves to the next quote, backslash or control character of a
-    /// string (or the end), eight bytes at a time: a string's bytes were
+    /// string (or the end), sixteen bytes at a time: a string's bytes were
     /// most of the reading's cost one at a time.
+    #[inline(always)]
     fn skip_plain(&mut self) {
-        const ONES: u64 = 0x0101_0101_0101_0101;
-        const HIGH: u64 = 0x8080_8080_8080_8080;
-        const QUOTES: u64 = ONES * b'"' as u64;
-        const BACKSLASHES: u64 = ONES * b'\\' as u64;
-        const SPACES: u64 = ONES * 0x20;
-        while let Some(chunk) = self.bytes.get(self.at..self.at + 8) {
-            let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-            // The classic zero-byte test, exact for the lowest byte found:
-            // a byte equal to '"' or '\\', or below 0x20.
-            let quote = word ^ QUOTES;
-            let backslash = word ^ BACKSLASHES;
-            let found = (quote.wrapping_sub(ONES) & !quote)
-                | (backslash.wrapping_sub(ONES) & !backslash)
-                | (word.wrapping_sub(SPACES) & !word);
-            let found = found & HIGH;
-            if found != 0 {
-                self.at += (found.trailing_zeros() / 8) as usize;
-                return;
-            }
-            self.at += 8;
-        }
-        while let Some(&b) = self.bytes.get(self.at) {
-            if b == b'"' || b == b'\\' || b < 0x20 {
-                return;
-            }
-            self.at += 1;
-        }
+        self.at = crate::json_string::next_special(self.bytes, self.at);
     }
 
     /// The character of a `\u` escape (its `\u` read), a surrogate pair
