@@ -17,12 +17,14 @@ use gitlab_mcp::render::Output;
 use gitlab_mcp::sandbox::{self, Sandbox};
 use gitlab_mcp::{demo, http, mcp};
 
+mod allocator;
+
 /// mimalloc instead of the system allocator: a tool call allocates a few
 /// hundred small blocks (the parsed answer's tree, the request, the
 /// frames), and glibc's `malloc`/`free` were 13% of a stdio call's
 /// instructions and 18% of an HTTP call's (BENCHMARKS.md).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::Mimalloc = allocator::Mimalloc;
 
 fn main() -> ExitCode {
     // Another server's variables, as ours, before the flags are read.

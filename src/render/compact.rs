@@ -180,13 +180,15 @@ fn compact_object<'a>(
             summary.is_none_or(|s| s.contains(&key.as_ref())) && !dropped(key, value, &fields, top)
         })
         .collect();
-    let mut out = Vec::with_capacity(fields.len());
-    for ((key, value), keep) in fields.into_iter().zip(keep) {
-        if !keep {
-            continue;
+    // Kept fields are compacted where they are, not moved to a new list.
+    let mut fields = fields;
+    let mut keep = keep.into_iter();
+    fields.retain_mut(|(key, value)| {
+        if keep.next() != Some(true) {
+            return false;
         }
-        let value = match value {
-            Node::Obj(inner) if in_list && nested_reduces(&key) => nested_summary(&key, inner),
+        let compacted = match std::mem::replace(value, Node::Null) {
+            Node::Obj(inner) if in_list && nested_reduces(key) => nested_summary(key, inner),
             Node::Obj(inner) => compact_object(inner, None, rules, false),
             Node::Arr(items) => Node::Arr(
                 items
@@ -201,15 +203,13 @@ fn compact_object<'a>(
             Node::Str(text) if in_list && rules.long_text.contains(&key.as_ref()) => {
                 Node::Str(Cow::Owned(excerpt(&text)))
             }
-            Node::Bool(false) if !meaningful_false(&key) => continue,
+            Node::Bool(false) if !meaningful_false(key) => return false,
             other => other,
         };
-        if value.is_empty() || is_all_zero(&value) {
-            continue;
-        }
-        out.push((key, value));
-    }
-    Node::Obj(out)
+        *value = compacted;
+        !value.is_empty() && !is_all_zero(value)
+    });
+    Node::Obj(fields)
 }
 
 fn nested_reduces(key: &str) -> bool {
