@@ -85,10 +85,11 @@ fn write_chunk(out: &mut Vec<u8>, bytes: &[u8]) {
         let mut i = 0;
         // SAFETY: `room` holds `bytes.len() * 6 + SLACK` bytes. Before each
         // input byte is consumed, at most six bytes a byte have been
-        // written (`d <= 6 * i`). A block store writes `BLOCK` bytes at `d`
-        // only while a whole block is left (`i + BLOCK <= bytes.len()`), so
-        // it ends within `6 * i + BLOCK <= 6 * bytes.len()`; an escape
-        // writes at most six bytes for its one. Every byte up to `d` is
+        // written (`d <= 6 * i`). A block or word store writes its `BLOCK`
+        // or 8 bytes at `d` only while that many input bytes are left
+        // (`i + BLOCK <= bytes.len()`), so it ends within
+        // `6 * i + BLOCK <= 6 * bytes.len()`; an escape writes at most six
+        // bytes for its one. Every byte up to `d` is
         // written before `set_len` exposes it.
         unsafe {
             loop {
@@ -98,6 +99,19 @@ fn write_chunk(out: &mut Vec<u8>, bytes: &[u8]) {
                     i += plain;
                     d += plain;
                     if plain < BLOCK {
+                        break;
+                    }
+                }
+                // Fewer than sixteen bytes left: a word at a time, then
+                // byte by byte; most keys and short values end here.
+                while bytes.len() - i < BLOCK
+                    && let Some(word) = bytes.get(i..i + 8)
+                {
+                    let plain = first_special_word(word);
+                    std::ptr::copy_nonoverlapping(word.as_ptr(), dst.add(d), 8);
+                    i += plain;
+                    d += plain;
+                    if plain < 8 {
                         break;
                     }
                 }
@@ -179,25 +193,31 @@ fn first_special_sse2(block: &[u8]) -> usize {
     (found as u32 | 1 << BLOCK).trailing_zeros() as usize
 }
 
-/// The classic zero-byte test on each eight-byte word: exact for the
-/// lowest byte found, the only one used.
+/// The same, two words at a time.
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn first_special_words(block: &[u8]) -> usize {
+    match first_special_word(&block[..8]) {
+        8 => 8 + first_special_word(&block[8..BLOCK]),
+        first => first,
+    }
+}
+
+/// The index in an eight-byte word of its first byte that JSON escapes,
+/// or 8: the classic zero-byte test, exact for the lowest byte found, the
+/// only one used.
+#[inline(always)]
+fn first_special_word(word: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    for (n, word) in block[..BLOCK].chunks_exact(8).enumerate() {
-        let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
-        let quote = word ^ (ONES * b'"' as u64);
-        let backslash = word ^ (ONES * b'\\' as u64);
-        let found = ((quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (word.wrapping_sub(ONES * 0x20) & !word))
-            & HIGH;
-        if found != 0 {
-            return n * 8 + (found.trailing_zeros() / 8) as usize;
-        }
-    }
-    BLOCK
+    let word = u64::from_le_bytes(word[..8].try_into().expect("eight bytes"));
+    let quote = word ^ (ONES * b'"' as u64);
+    let backslash = word ^ (ONES * b'\\' as u64);
+    let found = ((quote.wrapping_sub(ONES) & !quote)
+        | (backslash.wrapping_sub(ONES) & !backslash)
+        | (word.wrapping_sub(ONES * 0x20) & !word))
+        & HIGH;
+    // No bit found: 64 / 8.
+    (found.trailing_zeros() / 8) as usize
 }
 
 #[cfg(test)]

@@ -23,12 +23,9 @@ pub fn answer_bytes(mut message: ServerJsonRpcMessage) -> Vec<u8> {
         return serde_json::to_vec(&message).expect("an rmcp message serializes");
     };
     let frame = serde_json::to_vec(&message).expect("an rmcp message serializes");
-    let mut places = frame
-        .windows(EMPTY_TEXT.len())
-        .enumerate()
-        .filter(|(_, window)| *window == EMPTY_TEXT)
-        .map(|(at, _)| at);
-    let (Some(at), None) = (places.next(), places.next()) else {
+    // The only place: the first is the last.
+    let first = memchr::memmem::find(&frame, EMPTY_TEXT);
+    let Some(at) = first.filter(|_| first == memchr::memmem::rfind(&frame, EMPTY_TEXT)) else {
         put_text(&mut message, text);
         return serde_json::to_vec(&message).expect("an rmcp message serializes");
     };

@@ -44,24 +44,42 @@ impl<'a> Reader<'a> {
     }
 
     /// The next byte after white space, not consumed.
+    #[inline(always)]
     fn peek(&mut self) -> Option<u8> {
-        self.skip_space();
-        self.bytes.get(self.at).copied()
+        // GitLab writes no white space: the next byte is most often it.
+        match self.bytes.get(self.at) {
+            Some(&byte) if byte > b' ' => Some(byte),
+            _ => {
+                self.skip_space();
+                self.bytes.get(self.at).copied()
+            }
+        }
     }
 
+    /// Inlined where a value is read: most values are strings, numbers and
+    /// words, and a call for each cost as much as reading it. Only a
+    /// container is a call, and the recursion goes through it.
+    #[inline(always)]
     fn value(&mut self, depth: usize) -> Option<Node<'a>> {
         match self.peek()? {
             b'"' => {
                 self.at += 1;
                 self.string().map(Node::Str)
             }
-            b'{' => self.object(depth + 1),
-            b'[' => self.array(depth + 1),
+            b'{' | b'[' => self.container(depth + 1),
             b't' => self.word(b"true", Node::Bool(true)),
             b'f' => self.word(b"false", Node::Bool(false)),
             b'n' => self.word(b"null", Node::Null),
             b'-' | b'0'..=b'9' => self.number(),
             _ => None,
+        }
+    }
+
+    #[inline(never)]
+    fn container(&mut self, depth: usize) -> Option<Node<'a>> {
+        match self.bytes[self.at] {
+            b'{' => self.object(depth),
+            _ => self.array(depth),
         }
     }
 
@@ -73,6 +91,7 @@ impl<'a> Reader<'a> {
         })
     }
 
+    #[inline(always)]
     fn array(&mut self, depth: usize) -> Option<Node<'a>> {
         if depth > MAX_DEPTH {
             return None;
@@ -96,6 +115,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline(always)]
     fn object(&mut self, depth: usize) -> Option<Node<'a>> {
         if depth > MAX_DEPTH {
             return None;
