@@ -43,8 +43,17 @@ const SLACK: usize = 16;
 
 /// `text` as a JSON string, quotes included, appended to `out`.
 pub fn write(out: &mut Vec<u8>, text: &str) {
-    out.push(b'"');
     let bytes = text.as_bytes();
+    // Most keys and many values are short and plain: tested whole (two
+    // words, or byte by byte under eight) and copied as they are.
+    if bytes.len() < BLOCK && short_is_plain(bytes) {
+        out.reserve(bytes.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
+    out.push(b'"');
     if bytes.len() <= CHUNK {
         write_chunk(out, bytes);
     } else {
@@ -58,7 +67,7 @@ pub fn write(out: &mut Vec<u8>, text: &str) {
 /// Where the next byte that JSON escapes is (a quote, a backslash or a
 /// control character), from `at`: `bytes.len()` if there is none. The
 /// string reader of `render::parse` moves through a string with it.
-#[inline]
+#[inline(always)]
 pub fn next_special(bytes: &[u8], mut at: usize) -> usize {
     while let Some(block) = bytes.get(at..at + BLOCK) {
         let first = first_special(block);
@@ -85,11 +94,10 @@ fn write_chunk(out: &mut Vec<u8>, bytes: &[u8]) {
         let mut i = 0;
         // SAFETY: `room` holds `bytes.len() * 6 + SLACK` bytes. Before each
         // input byte is consumed, at most six bytes a byte have been
-        // written (`d <= 6 * i`). A block or word store writes its `BLOCK`
-        // or 8 bytes at `d` only while that many input bytes are left
-        // (`i + BLOCK <= bytes.len()`), so it ends within
-        // `6 * i + BLOCK <= 6 * bytes.len()`; an escape writes at most six
-        // bytes for its one. Every byte up to `d` is
+        // written (`d <= 6 * i`). A block store writes `BLOCK` bytes at `d`
+        // only while a whole block is left (`i + BLOCK <= bytes.len()`), so
+        // it ends within `6 * i + BLOCK <= 6 * bytes.len()`; an escape
+        // writes at most six bytes for its one. Every byte up to `d` is
         // written before `set_len` exposes it.
         unsafe {
             loop {
@@ -99,19 +107,6 @@ fn write_chunk(out: &mut Vec<u8>, bytes: &[u8]) {
                     i += plain;
                     d += plain;
                     if plain < BLOCK {
-                        break;
-                    }
-                }
-                // Fewer than sixteen bytes left: a word at a time, then
-                // byte by byte; most keys and short values end here.
-                while bytes.len() - i < BLOCK
-                    && let Some(word) = bytes.get(i..i + 8)
-                {
-                    let plain = first_special_word(word);
-                    std::ptr::copy_nonoverlapping(word.as_ptr(), dst.add(d), 8);
-                    i += plain;
-                    d += plain;
-                    if plain < 8 {
                         break;
                     }
                 }
@@ -196,28 +191,39 @@ fn first_special_sse2(block: &[u8]) -> usize {
 /// The same, two words at a time.
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn first_special_words(block: &[u8]) -> usize {
-    match first_special_word(&block[..8]) {
-        8 => 8 + first_special_word(&block[8..BLOCK]),
-        first => first,
+    for (n, word) in block[..BLOCK].chunks_exact(8).enumerate() {
+        let found = specials_in_word(word);
+        if found != 0 {
+            return n * 8 + (found.trailing_zeros() / 8) as usize;
+        }
+    }
+    BLOCK
+}
+
+/// Whether a text shorter than a block has no byte to escape.
+#[inline(always)]
+fn short_is_plain(bytes: &[u8]) -> bool {
+    match bytes.len() {
+        // The first eight bytes and the last eight, which may overlap.
+        8.. => specials_in_word(&bytes[..8]) | specials_in_word(&bytes[bytes.len() - 8..]) == 0,
+        _ => bytes.iter().all(|&byte| ESCAPE[byte as usize] == 0),
     }
 }
 
-/// The index in an eight-byte word of its first byte that JSON escapes,
-/// or 8: the classic zero-byte test, exact for the lowest byte found, the
-/// only one used.
+/// The classic zero-byte test on an eight-byte word: the high bit of each
+/// byte that is a quote, a backslash or below 0x20 is set, and of no byte
+/// before the first such one; nothing is set when there is none.
 #[inline(always)]
-fn first_special_word(word: &[u8]) -> usize {
+fn specials_in_word(word: &[u8]) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let word = u64::from_le_bytes(word[..8].try_into().expect("eight bytes"));
     let quote = word ^ (ONES * b'"' as u64);
     let backslash = word ^ (ONES * b'\\' as u64);
-    let found = ((quote.wrapping_sub(ONES) & !quote)
+    ((quote.wrapping_sub(ONES) & !quote)
         | (backslash.wrapping_sub(ONES) & !backslash)
         | (word.wrapping_sub(ONES * 0x20) & !word))
-        & HIGH;
-    // No bit found: 64 / 8.
-    (found.trailing_zeros() / 8) as usize
+        & HIGH
 }
 
 #[cfg(test)]
@@ -261,6 +267,17 @@ mod tests {
             "\u{0}\u{1f}\u{7f}",
         ] {
             same(text);
+        }
+        // Short texts, tested whole: each kind of byte at each place.
+        for len in 1..17 {
+            for at in 0..len {
+                for c in ['"', '\\', '\n', '\u{1f}', '\u{7f}', 'é'] {
+                    let mut text: String = "k".repeat(at);
+                    text.push(c);
+                    text.push_str(&"v".repeat(len - at - 1));
+                    same(&text);
+                }
+            }
         }
         // GitLab's answer, as text and as the JSON of that text.
         let issue = include_str!("../benches/data/issue.json");

@@ -110,7 +110,7 @@ where
                 if available.is_empty() {
                     return Read::Eof;
                 }
-                let newline = available.iter().position(|b| *b == b'\n');
+                let newline = memchr::memchr(b'\n', available);
                 let take = newline.map_or(available.len(), |at| at + 1);
                 if self.discarding {
                     if newline.is_some() {

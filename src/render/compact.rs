@@ -11,12 +11,109 @@
 
 use std::borrow::Cow;
 
-use super::compact_keys::{self, Key};
 use super::tree::Node;
 use crate::catalog::KindSpec;
 
 /// Longest excerpt of a long text field in a list.
 pub const EXCERPT_CHARS: usize = 160;
+
+/// Keys that are never worth their tokens.
+fn noise(key: &str) -> bool {
+    matches!(
+        key,
+        "_links"
+            | "avatar_url"
+            | "references"
+            | "reference"
+            | "time_stats"
+            | "task_completion_status"
+            | "commands_changes"
+            | "imported"
+            | "imported_from"
+            | "container_expiration_policy"
+            | "detailed_status"
+            | "permissions"
+            | "tag_list"
+            | "name_with_namespace"
+            | "ssh_url_to_repo"
+            | "http_url_to_repo"
+            | "readme_url"
+            | "logs_api_path"
+            | "evidences"
+            | "commit_path"
+            | "tag_path"
+            | "wiki_page_meta_id"
+            | "content_sha256"
+    )
+}
+
+/// URL fields that are the thing itself rather than a link to elsewhere.
+fn kept_url(key: &str) -> bool {
+    matches!(
+        key,
+        "web_url"
+            | "url"
+            | "external_url"
+            | "target_url"
+            | "direct_asset_url"
+            // An OAuth application's redirect, a migration's source instance.
+            | "callback_url"
+            | "source_url"
+    )
+}
+
+/// Booleans whose `false` is news, not a default.
+fn meaningful_false(key: &str) -> bool {
+    matches!(
+        key,
+        "approved"
+            | "resolved"
+            | "can_merge"
+            | "mergeable"
+            | "merged"
+            | "active"
+            | "valid"
+            | "enabled"
+            | "user_can_approve"
+            | "blocking_discussions_resolved"
+    )
+}
+
+/// Fields that repeat another field of the same object: the one kept.
+fn duplicate_of(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "assignee" => "assignees",
+        "merge_user" => "merged_by",
+        "work_in_progress" => "draft",
+        "squash_on_merge" => "squash",
+        "merge_status" => "detailed_merge_status",
+        "committer_name" => "author_name",
+        "committer_email" => "author_email",
+        "committed_date" => "authored_date",
+        "created_at" => "authored_date",
+        "confidential" => "internal",
+        "type" => "issue_type",
+        "prepared_at" => "created_at",
+        _ => return None,
+    })
+}
+
+/// Values that only restate GitLab's default for the field.
+fn default_value(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "issue_type" => "issue",
+        "type" => "ISSUE",
+        "severity" => "UNKNOWN",
+        "merge_method" => "merge",
+        "encoding" => "UTF-8",
+        _ => return None,
+    })
+}
+
+/// A count of zero says nothing an agent acts on.
+fn zero_count(key: &str, value: &Node) -> bool {
+    (key.ends_with("_count") || key == "upvotes" || key == "downvotes") && is_zero(value)
+}
 
 fn is_zero(value: &Node) -> bool {
     matches!(value, Node::Number(n) if n.as_f64() == Some(0.0))
@@ -52,16 +149,15 @@ pub fn compact<'a>(node: Node<'a>, kind: Option<&KindSpec>, in_list: bool) -> No
     }
 }
 
-/// Whether a field is dropped whatever its value's shape; `present` holds
-/// the bits of the object's fields that others may repeat.
-fn dropped(class: Key, value: &Node, present: u16, top: bool) -> bool {
-    class.noise()
-        || (!top && class.project_id())
-        || (class.count() && is_zero(value))
-        || class
-            .default_value()
-            .is_some_and(|default| value.as_str() == Some(default))
-        || class.repeats_one_of(present)
+/// Whether a field is dropped whatever its value's shape.
+fn dropped(key: &str, value: &Node, fields: &[(Cow<'_, str>, Node)], top: bool) -> bool {
+    noise(key)
+        || (!top && key == "project_id")
+        || zero_count(key, value)
+        || default_value(key).is_some_and(|default| value.as_str() == Some(default))
+        || key.ends_with("_html")
+        || (key.ends_with("_url") && !kept_url(key))
+        || duplicate_of(key).is_some_and(|kept| fields.iter().any(|(k, _)| k == kept))
 }
 
 fn compact_object<'a>(
@@ -77,22 +173,22 @@ fn compact_object<'a>(
             .find(|(k, _)| k == "username")
             .map_or(Node::Null, |(_, v)| v);
     }
-    // Each key looked up once; duplicates are decided on the original
-    // fields, since they look at siblings.
-    let classes: Vec<Key> = fields.iter().map(|(k, _)| compact_keys::key(k)).collect();
-    let present = classes.iter().fold(0, |bits, c| bits | c.kept_bit());
-    let mut fields = fields;
-    let mut classes = classes.into_iter();
+    // Decided on the original fields, since duplicates look at siblings.
+    let keep: Vec<bool> = fields
+        .iter()
+        .map(|(key, value)| {
+            summary.is_none_or(|s| s.contains(&key.as_ref())) && !dropped(key, value, &fields, top)
+        })
+        .collect();
     // Kept fields are compacted where they are, not moved to a new list.
+    let mut fields = fields;
+    let mut keep = keep.into_iter();
     fields.retain_mut(|(key, value)| {
-        let class = classes.next().unwrap_or_default();
-        if summary.is_some_and(|s| !s.contains(&key.as_ref()))
-            || dropped(class, value, present, top)
-        {
+        if keep.next() != Some(true) {
             return false;
         }
         let compacted = match std::mem::replace(value, Node::Null) {
-            Node::Obj(inner) if in_list && class.reduced() => nested_summary(key, inner),
+            Node::Obj(inner) if in_list && nested_reduces(key) => nested_summary(key, inner),
             Node::Obj(inner) => compact_object(inner, None, rules, false),
             Node::Arr(items) => Node::Arr(
                 items
@@ -107,13 +203,29 @@ fn compact_object<'a>(
             Node::Str(text) if in_list && rules.long_text.contains(&key.as_ref()) => {
                 Node::Str(Cow::Owned(excerpt(&text)))
             }
-            Node::Bool(false) if !class.meaningful_false() => return false,
+            Node::Bool(false) if !meaningful_false(key) => return false,
             other => other,
         };
         *value = compacted;
         !value.is_empty() && !is_all_zero(value)
     });
     Node::Obj(fields)
+}
+
+fn nested_reduces(key: &str) -> bool {
+    matches!(
+        key,
+        "milestone"
+            | "iteration"
+            | "epic"
+            | "commit"
+            | "last_commit"
+            | "pipeline"
+            | "head_pipeline"
+            | "namespace"
+            | "environment"
+            | "project"
+    )
 }
 
 /// In a list, a nested resource shrinks to what identifies it: a

@@ -9,7 +9,6 @@
 //! token or a body the agent sent.
 
 mod compact;
-mod compact_keys;
 mod diff;
 mod diff_stream;
 mod failure;
