@@ -41,7 +41,9 @@ const CHUNK: usize = 4096;
 /// fifteen bytes past what it keeps.
 const SLACK: usize = 16;
 
-/// `text` as a JSON string, quotes included, appended to `out`.
+/// `text` as a JSON string, quotes included, appended to `out`. Inlined:
+/// the short plain case is most calls, and a call cost as much as it.
+#[inline(always)]
 pub fn write(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
     // Most keys and many values are short and plain: tested whole (two
@@ -53,13 +55,14 @@ pub fn write(out: &mut Vec<u8>, text: &str) {
         out.push(b'"');
         return;
     }
+    write_long(out, bytes);
+}
+
+#[inline(never)]
+fn write_long(out: &mut Vec<u8>, bytes: &[u8]) {
     out.push(b'"');
-    if bytes.len() <= CHUNK {
-        write_chunk(out, bytes);
-    } else {
-        for chunk in bytes.chunks(CHUNK) {
-            write_chunk(out, chunk);
-        }
+    for chunk in bytes.chunks(CHUNK) {
+        write_chunk(out, chunk);
     }
     out.push(b'"');
 }
@@ -94,48 +97,60 @@ fn write_chunk(out: &mut Vec<u8>, bytes: &[u8]) {
         let mut i = 0;
         // SAFETY: `room` holds `bytes.len() * 6 + SLACK` bytes. Before each
         // input byte is consumed, at most six bytes a byte have been
-        // written (`d <= 6 * i`). A block store writes `BLOCK` bytes at `d`
-        // only while a whole block is left (`i + BLOCK <= bytes.len()`), so
-        // it ends within `6 * i + BLOCK <= 6 * bytes.len()`; an escape
-        // writes at most six bytes for its one. Every byte up to `d` is
-        // written before `set_len` exposes it.
+        // written (`d <= 6 * i`). A store of sixteen bytes at `d` copies
+        // input bytes from `i` on, only while sixteen are left
+        // (`i + BLOCK <= bytes.len()`), so it ends within
+        // `6 * i + BLOCK <= 6 * bytes.len()`; an escape writes at most six
+        // bytes for its one. Every byte up to `d` is written before
+        // `set_len` exposes it.
         unsafe {
             loop {
                 while let Some(block) = bytes.get(i..i + BLOCK) {
                     std::ptr::copy_nonoverlapping(block.as_ptr(), dst.add(d), BLOCK);
-                    let plain = first_special(block);
-                    i += plain;
-                    d += plain;
-                    if plain < BLOCK {
+                    let mut specials = special_mask(block);
+                    if specials == 0 {
+                        i += BLOCK;
+                        d += BLOCK;
+                        continue;
+                    }
+                    let end = i + BLOCK;
+                    if bytes.len() - i < 2 * BLOCK {
+                        // Too near the end to copy a whole block after an
+                        // escape: up to the first, then byte by byte.
+                        let plain = specials.trailing_zeros() as usize;
+                        i += plain;
+                        d += plain;
                         break;
                     }
+                    // Every escape of the block at once (an answer's text
+                    // is JSON, a quote every few bytes): the run before
+                    // each is in place already, copied with the block or
+                    // after the escape before it.
+                    let start = i;
+                    while specials != 0 {
+                        let at = start + specials.trailing_zeros() as usize;
+                        d += at - i;
+                        d += put_escape(dst.add(d), bytes[at]);
+                        i = at + 1;
+                        std::ptr::copy_nonoverlapping(
+                            bytes[i..i + BLOCK].as_ptr(),
+                            dst.add(d),
+                            BLOCK,
+                        );
+                        specials &= specials - 1;
+                    }
+                    d += end - i;
+                    i = end;
                 }
                 let Some(&byte) = bytes.get(i) else {
                     break;
                 };
                 i += 1;
-                match ESCAPE[byte as usize] {
-                    0 => {
-                        dst.add(d).write(byte);
-                        d += 1;
-                    }
-                    b'u' => {
-                        let escape = [
-                            b'\\',
-                            b'u',
-                            b'0',
-                            b'0',
-                            HEX[(byte >> 4) as usize],
-                            HEX[(byte & 15) as usize],
-                        ];
-                        std::ptr::copy_nonoverlapping(escape.as_ptr(), dst.add(d), 6);
-                        d += 6;
-                    }
-                    escape => {
-                        dst.add(d).write(b'\\');
-                        dst.add(d + 1).write(escape);
-                        d += 2;
-                    }
+                if ESCAPE[byte as usize] == 0 {
+                    dst.add(d).write(byte);
+                    d += 1;
+                } else {
+                    d += put_escape(dst.add(d), byte);
                 }
             }
         }
@@ -146,27 +161,67 @@ fn write_chunk(out: &mut Vec<u8>, bytes: &[u8]) {
     unsafe { out.set_len(out.len() + written) };
 }
 
+/// Writes the escape of `byte`, a byte JSON escapes, at `dst`: `\u00XX`
+/// or a backslash and a letter. How many bytes it wrote.
+///
+/// # Safety
+///
+/// `dst` has room for six bytes.
+#[inline(always)]
+unsafe fn put_escape(dst: *mut u8, byte: u8) -> usize {
+    debug_assert_ne!(ESCAPE[byte as usize], 0, "{byte} is not escaped");
+    // SAFETY: six bytes of room, as the caller promises.
+    unsafe {
+        match ESCAPE[byte as usize] {
+            b'u' => {
+                let escape = [
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[(byte >> 4) as usize],
+                    HEX[(byte & 15) as usize],
+                ];
+                std::ptr::copy_nonoverlapping(escape.as_ptr(), dst, 6);
+                6
+            }
+            escape => {
+                dst.write(b'\\');
+                dst.add(1).write(escape);
+                2
+            }
+        }
+    }
+}
+
 /// Bytes tested at once.
 const BLOCK: usize = 16;
 
 /// The index in `block` of its first byte that JSON escapes, or `BLOCK`.
-/// SSE2, which every x86-64 processor has, tests sixteen bytes in a few
-/// instructions; elsewhere, two words at a time.
 #[inline(always)]
 fn first_special(block: &[u8]) -> usize {
+    // Bit 16 stands for "none": the index is then `BLOCK`.
+    (special_mask(block) | 1 << BLOCK).trailing_zeros() as usize
+}
+
+/// A bit for each byte of `block`'s first sixteen that JSON escapes, the
+/// lowest for the first byte. SSE2, which every x86-64 processor has,
+/// tests sixteen bytes in a few instructions; elsewhere, byte by byte.
+#[inline(always)]
+fn special_mask(block: &[u8]) -> u32 {
     #[cfg(target_arch = "x86_64")]
     {
-        first_special_sse2(block)
+        special_mask_sse2(block)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        first_special_words(block)
+        special_mask_bytes(block)
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn first_special_sse2(block: &[u8]) -> usize {
+fn special_mask_sse2(block: &[u8]) -> u32 {
     use std::arch::x86_64::{
         _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
         _mm_set1_epi8,
@@ -184,20 +239,16 @@ fn first_special_sse2(block: &[u8]) -> usize {
         let control = _mm_cmpeq_epi8(_mm_max_epu8(bytes, low), low);
         _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control))
     };
-    // Bit 16 stands for "none": the index is then `BLOCK`.
-    (found as u32 | 1 << BLOCK).trailing_zeros() as usize
+    found as u32
 }
 
-/// The same, two words at a time.
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-fn first_special_words(block: &[u8]) -> usize {
-    for (n, word) in block[..BLOCK].chunks_exact(8).enumerate() {
-        let found = specials_in_word(word);
-        if found != 0 {
-            return n * 8 + (found.trailing_zeros() / 8) as usize;
-        }
-    }
-    BLOCK
+fn special_mask_bytes(block: &[u8]) -> u32 {
+    block[..BLOCK]
+        .iter()
+        .enumerate()
+        .filter(|&(_, &byte)| ESCAPE[byte as usize] != 0)
+        .fold(0, |mask, (at, _)| mask | 1 << at)
 }
 
 /// Whether a text shorter than a block has no byte to escape.
@@ -283,6 +334,14 @@ mod tests {
         let issue = include_str!("../benches/data/issue.json");
         same(issue);
         same(&serde_json::to_string(issue).unwrap());
+        // Escapes dense and sparse, at every length: several in one block.
+        let pieces = ["\"", "ab", "\\", "\n", "cdefghij", "\u{1}", "é", "\"k\""];
+        for len in 0..120 {
+            let text: String = (0..len)
+                .map(|n| pieces[(n * n + len) % pieces.len()])
+                .collect();
+            same(&text);
+        }
         // Longer than a chunk, with escapes across its edges.
         same(&"ab\"\\\n".repeat(3 * CHUNK / 5 + 7));
     }
@@ -306,13 +365,26 @@ mod tests {
                 }
                 if at < BLOCK {
                     assert_eq!(first_special(&bytes), at);
-                    assert_eq!(first_special_words(&bytes), at);
+                    assert_eq!(special_mask(&bytes), special_mask_bytes(&bytes));
                 }
             }
         }
         let plain = [b'z'; BLOCK];
         assert_eq!(first_special(&plain), BLOCK);
-        assert_eq!(first_special_words(&plain), BLOCK);
+        assert_eq!(special_mask(&plain), 0);
+        // Every byte value at every place, several at once.
+        for byte in 0..=255u8 {
+            for at in 0..BLOCK {
+                let mut block = [b'a'; BLOCK];
+                block[at] = byte;
+                block[(at * 7 + 3) % BLOCK] = b'"';
+                assert_eq!(
+                    special_mask(&block),
+                    special_mask_bytes(&block),
+                    "{byte} at {at}"
+                );
+            }
+        }
         assert_eq!(next_special(b"no escape here, none at all", 3), 27);
     }
 

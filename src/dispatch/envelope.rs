@@ -75,13 +75,13 @@ pub fn decode(
         action: None,
         problems: vec![problem],
     };
-    if arguments.get("action").is_none_or(Value::is_null) {
-        return Err(fail(EnvelopeProblem::MissingAction));
-    }
     let arguments = match plain(arguments) {
         Ok(envelope) => return Ok(envelope),
         Err(arguments) => arguments,
     };
+    if arguments.get("action").is_none_or(Value::is_null) {
+        return Err(fail(EnvelopeProblem::MissingAction));
+    }
     serde_path_to_error::deserialize(Value::Object(arguments)).map_err(|e| {
         let path = e.path().to_string();
         fail(EnvelopeProblem::Malformed {
@@ -95,24 +95,28 @@ pub fn decode(
 /// object (or null, or absent), taken as it is: what serde would decode
 /// from it, without rebuilding `params` key by key. Anything else is given
 /// back for serde, its errors included.
-fn plain(mut arguments: Map<String, Value>) -> Result<Envelope, Map<String, Value>> {
-    let simple = arguments.len() <= 2
-        && arguments.get("action").is_some_and(Value::is_string)
-        && arguments.iter().all(|(key, value)| match key.as_str() {
-            "action" => true,
-            "params" => value.is_object() || value.is_null(),
-            _ => false,
-        });
-    if !simple {
+fn plain(arguments: Map<String, Value>) -> Result<Envelope, Map<String, Value>> {
+    // Looked at in order, not by key: each lookup would hash the key.
+    let mut has_action = false;
+    let simple = arguments.iter().all(|(key, value)| match key.as_str() {
+        "action" => {
+            has_action = true;
+            value.is_string()
+        }
+        "params" => value.is_object() || value.is_null(),
+        _ => false,
+    });
+    if !(simple && has_action) {
         return Err(arguments);
     }
-    let Some(Value::String(action)) = arguments.swap_remove("action") else {
-        unreachable!("checked above");
-    };
-    let params = match arguments.swap_remove("params") {
-        Some(Value::Object(params)) => params,
-        _ => Map::new(),
-    };
+    let (mut action, mut params) = (String::new(), Map::new());
+    for (key, value) in arguments {
+        match (key.as_str(), value) {
+            ("action", Value::String(text)) => action = text,
+            ("params", Value::Object(map)) => params = map,
+            _ => {}
+        }
+    }
     Ok(Envelope {
         action,
         params,
@@ -129,14 +133,18 @@ fn plain(mut arguments: Map<String, Value>) -> Result<Envelope, Map<String, Valu
 /// Every top-level key that is not an envelope key, with what it probably is.
 fn misplaced_keys(tool: &'static ToolSpec, arguments: &Map<String, Value>) -> Vec<EnvelopeProblem> {
     let mut problems = Vec::new();
+    let mut keys = arguments
+        .keys()
+        .filter(|key| !ENVELOPE_KEYS.contains(&key.as_str()))
+        .peekable();
+    if keys.peek().is_none() {
+        return problems;
+    }
     let action = arguments
         .get("action")
         .and_then(Value::as_str)
         .and_then(|a| tool.action(a));
-    for key in arguments.keys() {
-        if ENVELOPE_KEYS.contains(&key.as_str()) {
-            continue;
-        }
+    for key in keys {
         let snake = suggest::snake_case(key);
         let words = catalog::vocabulary();
         let problem = if is_like(&snake, "params", words.params_aliases) {

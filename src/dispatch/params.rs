@@ -18,7 +18,13 @@ pub fn validate(
     let mut problems = Vec::new();
     let mut slots: Vec<Option<Value>> = Vec::new();
     slots.resize_with(action.params.len(), || None);
-    let given_names: Vec<String> = given.keys().cloned().collect();
+    // The names given, for suggestions: only copied when one is unknown.
+    let known = |key: &str| action.params.iter().any(|p| p.name == key);
+    let given_names: Vec<String> = if given.keys().all(|key| known(key)) {
+        Vec::new()
+    } else {
+        given.keys().cloned().collect()
+    };
 
     for (key, value) in given {
         let Some(index) = action.params.iter().position(|p| p.name == key) else {

@@ -409,8 +409,7 @@ impl Client {
             "/" if !target.api_root.ends_with('/') => "",
             path => path,
         };
-        let path = format!("{prefix}{}", request.path);
-        url.set_path(&path);
+        url.set_path(&[prefix, request.path.as_str()].concat());
         url.set_query((!request.query.is_empty()).then_some(request.query.as_str()));
         Some(url)
     }

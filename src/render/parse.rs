@@ -263,9 +263,12 @@ impl<'a> Reader<'a> {
     fn number(&mut self) -> Option<Node<'a>> {
         let start = self.at;
         let mut plain = true;
+        // Summed as it is read; it is the number when the spelling is plain
+        // digits, at most nineteen of them, which cannot overflow.
+        let mut value: u64 = 0;
         while let Some(&b) = self.bytes.get(self.at) {
             match b {
-                b'0'..=b'9' => {}
+                b'0'..=b'9' => value = value.wrapping_mul(10).wrapping_add(u64::from(b - b'0')),
                 b'-' | b'+' | b'.' | b'e' | b'E' => plain = false,
                 _ => break,
             }
@@ -274,7 +277,7 @@ impl<'a> Reader<'a> {
         let spelled = &self.text[start..self.at];
         let leading_zero = spelled.len() > 1 && spelled.starts_with('0');
         if plain && !leading_zero && spelled.len() < 20 {
-            return spelled.parse::<u64>().ok().map(|n| Node::Number(n.into()));
+            return Some(Node::Number(value.into()));
         }
         serde_json::from_str::<Number>(spelled)
             .ok()
