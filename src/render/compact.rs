@@ -278,3 +278,31 @@ pub fn excerpt(text: &str) -> String {
     }
     format!("{}…", first_chars.trim_end())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::compact;
+    use crate::render::tree::Node;
+
+    /// `n` numbered fields with noise at a few places, compacted: the
+    /// numbered ones stay, in order, whatever the object's size.
+    #[test]
+    fn fields_are_kept_or_dropped_in_objects_of_any_size() {
+        for n in [1, 5, 63, 64, 65, 70, 130] {
+            let mut fields: Vec<(Cow<str>, Node)> = (0..n)
+                .map(|i| (Cow::Owned(format!("f{i}")), Node::Bool(true)))
+                .collect();
+            for at in [0, n / 2, n] {
+                fields.insert(at, (Cow::Borrowed("_links"), Node::Bool(true)));
+            }
+            let Node::Obj(kept) = compact(Node::Obj(fields), None, false) else {
+                panic!("an object");
+            };
+            let names: Vec<&str> = kept.iter().map(|(k, _)| k.as_ref()).collect();
+            let expected: Vec<String> = (0..n).map(|i| format!("f{i}")).collect();
+            assert_eq!(names, expected, "{n} fields");
+        }
+    }
+}

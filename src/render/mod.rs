@@ -108,14 +108,16 @@ pub fn diff_success(
     options: Options,
 ) -> Output {
     let cap = options.max_bytes;
+    let checked = tree::text_of(&response.body);
     // A text (a log, a raw file that may be JSON too) is not parsed.
     let parsed = match call.action.returns {
         Returns::Text(_) => None,
-        _ => Node::parse(&response.body),
+        _ => checked.and_then(|(text, _)| Node::parse_text(text)),
     };
     // Escaping walks every string of the tree; a body of plain ASCII with
     // no `\u` escape has nothing to escape (most of GitLab's answers).
-    let plain = untrusted::is_plain(&response.body);
+    let plain =
+        checked.is_some_and(|(_, ascii)| ascii) && untrusted::is_plain_ascii(&response.body);
     let mut output = match (call.action.returns, parsed) {
         (Returns::Text(start), _) => {
             let body = String::from_utf8_lossy(&response.body);

@@ -187,7 +187,9 @@ impl<'a> Reader<'a> {
         if *self.bytes.get(self.at)? != b'\\' {
             return None;
         }
-        let mut owned = String::with_capacity(self.at - start + 16);
+        // Room for the rest of the body, up to a kilobyte: a long text with
+        // a line break near its start grew by doubling four times.
+        let mut owned = String::with_capacity((self.bytes.len() - start).min(1024));
         owned.push_str(&self.text[start..self.at]);
         loop {
             match *self.bytes.get(self.at)? {

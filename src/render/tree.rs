@@ -23,9 +23,12 @@ pub enum Node<'a> {
 
 impl<'a> Node<'a> {
     pub fn parse(body: &'a [u8]) -> Option<Node<'a>> {
-        // JSON is UTF-8: checked once for the whole body, a word at a time,
-        // rather than string by string as `from_slice` does.
-        super::parse::parse(std::str::from_utf8(body).ok()?)
+        Self::parse_text(text_of(body)?.0)
+    }
+
+    /// The tree of a body already checked by `text_of`.
+    pub fn parse_text(text: &'a str) -> Option<Node<'a>> {
+        super::parse::parse(text)
     }
 
     pub fn get(&self, key: &str) -> Option<&Node<'a>> {
@@ -76,9 +79,16 @@ impl<'a> Node<'a> {
     /// The tree as compact JSON, exactly as `serde_json::to_string`
     /// writes it, strings through `json_string` (a test compares the two).
     pub fn to_text(&self) -> String {
-        let mut out = Vec::with_capacity(512);
+        // Room for an issue's text and the worst case `json_string` reserves
+        // for a long field in it, so the buffer is not moved as it grows.
+        let mut out = Vec::with_capacity(2048);
         self.write(&mut out);
-        String::from_utf8(out).expect("JSON text is UTF-8")
+        debug_assert!(std::str::from_utf8(&out).is_ok());
+        // SAFETY: every byte written is a byte of a `str`, in the order it
+        // has there (strings and keys, through `json_string`, which copies
+        // them whole and puts ASCII escapes only in place of ASCII bytes),
+        // or ASCII (punctuation, digits, words): valid UTF-8 throughout.
+        unsafe { String::from_utf8_unchecked(out) }
     }
 
     fn write(&self, out: &mut Vec<u8>) {
@@ -128,6 +138,21 @@ impl<'a> Node<'a> {
                     .collect(),
             ),
         }
+    }
+}
+
+/// A body as text, and whether it is all ASCII. JSON is UTF-8: checked
+/// once for the whole body, a word at a time, rather than string by
+/// string as `from_slice` does; and a body of ASCII (most of GitLab's) is
+/// checked by that test alone, which the escaping of untrusted content
+/// needs too (`untrusted::is_plain_ascii`).
+pub fn text_of(body: &[u8]) -> Option<(&str, bool)> {
+    if body.is_ascii() {
+        // SAFETY: every ASCII byte is a character of its own in UTF-8, so
+        // bytes that are all ASCII are valid UTF-8.
+        Some((unsafe { std::str::from_utf8_unchecked(body) }, true))
+    } else {
+        Some((std::str::from_utf8(body).ok()?, false))
     }
 }
 

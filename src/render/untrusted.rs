@@ -68,9 +68,13 @@ pub fn escape(text: &str) -> Cow<'_, str> {
 /// ASCII, and no `\u` escape that could spell one. Then escaping each of
 /// its strings would change nothing.
 pub fn is_plain(body: &[u8]) -> bool {
-    // Both checks go a word (or a vector) at a time, not byte by byte; ASCII
-    // is UTF-8 already, so the bytes are searched as they are.
-    body.is_ascii() && memchr::memmem::find(body, b"\\u").is_none()
+    body.is_ascii() && is_plain_ascii(body)
+}
+
+/// `is_plain` for a body known to be ASCII: no `\u` escape in it.
+pub fn is_plain_ascii(body: &[u8]) -> bool {
+    // A vector at a time, not byte by byte.
+    memchr::memmem::find(body, b"\\u").is_none()
 }
 
 /// Pictographs and symbols that emoji sequences join.
