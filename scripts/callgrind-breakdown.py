@@ -54,8 +54,9 @@ STAGES = [
     ("hyper: the client connection's task", r"hyper::proto::h1::dispatch::Dispatcher<D,Bs,I,T>::poll_loop$"),
     ("render/: success (parse GitLab's JSON, compact, frame, write)", r"gitlab_mcp::render::success$"),
     ("render/: GitLab's JSON parsed (tree, through serde; builds before render/parse.rs)", r"<gitlab_mcp::render::tree::Node as serde_core::de::Deserialize>::deserialize$"),
-    ("render/: GitLab's JSON parsed (tree, render/parse.rs)", r"gitlab_mcp::render::parse::Reader::value$"),
-    ("render/: the tree written as JSON text (Node::to_text)", r"gitlab_mcp::render::tree::Node::to_text$"),
+    ("render/: GitLab's JSON parsed (tree, render/parse.rs)", r"gitlab_mcp::render::parse::Reader::value$|gitlab_mcp::render::tree::Node::parse_text$"),
+    ("render/: compacted (render/compact.rs)", r"gitlab_mcp::render::compact::compact$"),
+    ("render/: the tree written as JSON text (Node::to_text)", r"gitlab_mcp::render::tree::Node::to_text$|gitlab_mcp::render::json::object_text$"),
     ("malloc/free/realloc (self)", r"^(malloc|free|realloc|calloc|_int_malloc|_int_free|_int_realloc|cfree|malloc_consolidate|unlink_chunk.*|posix_memalign|_mid_memalign.*|_?mi_.*)(@.*)?$"),
     ("memcpy/memmove (self)", r"^__mem(cpy|move)_avx_unaligned(_erms)?$"),
 ]
