@@ -230,15 +230,7 @@ pub fn status_error(data: &[u8]) {
 /// `x-total-pages` and `link`, in that order; the pagination line of a
 /// list renders from them (keyset links are decoded for their cursors).
 pub fn pagination(data: &[u8]) {
-    const NAMES: [&str; 7] = [
-        "x-page",
-        "x-per-page",
-        "x-next-page",
-        "x-prev-page",
-        "x-total",
-        "x-total-pages",
-        "link",
-    ];
+    const NAMES: [&str; 7] = Pagination::HEADERS;
     let Some((case, rest)) = pick(data) else {
         return;
     };

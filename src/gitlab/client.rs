@@ -503,19 +503,26 @@ struct KeptHeaders<'a> {
     values: [Option<Option<&'a str>>; KEPT_HEADERS.len()],
 }
 
-const KEPT_HEADERS: [&str; 11] = [
-    "x-request-id",
-    "content-type",
-    "retry-after",
-    "ratelimit-reset",
-    "x-page",
-    "x-per-page",
-    "x-next-page",
-    "x-prev-page",
-    "x-total",
-    "x-total-pages",
-    "link",
-];
+/// The server's own four, then the pagination headers `Pagination` reads.
+const KEPT_HEADERS: [&str; 11] = {
+    const OWN: [&str; 4] = [
+        "x-request-id",
+        "content-type",
+        "retry-after",
+        "ratelimit-reset",
+    ];
+    let mut all = [""; 11];
+    let mut at = 0;
+    while at < all.len() {
+        all[at] = if at < OWN.len() {
+            OWN[at]
+        } else {
+            Pagination::HEADERS[at - OWN.len()]
+        };
+        at += 1;
+    }
+    all
+};
 
 impl<'a> KeptHeaders<'a> {
     fn of(headers: &'a reqwest::header::HeaderMap) -> Self {

@@ -33,6 +33,17 @@ pub struct Pagination {
 }
 
 impl Pagination {
+    /// The headers `from_headers` reads, in the order of its fields.
+    pub const HEADERS: [&str; 7] = [
+        "x-page",
+        "x-per-page",
+        "x-next-page",
+        "x-prev-page",
+        "x-total",
+        "x-total-pages",
+        "link",
+    ];
+
     /// Read the headers GitLab documents; `get` returns one header's value.
     pub fn from_headers<'a>(get: impl Fn(&str) -> Option<&'a str>) -> Self {
         let number = |name: &str| get(name).and_then(|v| v.trim().parse().ok());
