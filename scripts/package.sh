@@ -54,7 +54,8 @@ step "checking the crate's contents"
 list="$(cargo package -p gitlab-mcp --list --locked --offline "${allow_dirty[@]}")"
 problems=0
 for needed in build/main.rs build/version.rs src/main.rs src/lib.rs catalog/_shared.toml \
-    catalog/gitlab_issue.toml catalog/kinds.toml catalog/vocabulary.toml README.md CHANGELOG.md LICENSE; do
+    catalog/gitlab_issue.toml catalog/kinds.toml catalog/vocabulary.toml catalog/icons/server.svg \
+    assets/views/common.js README.md CHANGELOG.md LICENSE; do
     grep -qx "$needed" <<<"$list" || { echo "package: the crate lacks $needed" >&2; problems=1; }
 done
 unwanted="$(grep -E '^(tests|fuzz|benches|bundle|deploy|scripts|docs|target|\.tools|fake-gitlab|catalog-compiler)/|^catalog/surface\.lock$' <<<"$list" || true)"
