@@ -76,6 +76,10 @@ fn meaningful_false(key: &str) -> bool {
             | "enabled"
             | "user_can_approve"
             | "blocking_discussions_resolved"
+            // A merge request without conflicts; a GitLab that is not EE
+            // (`/metadata`): both what the agent asked to learn.
+            | "has_conflicts"
+            | "enterprise"
     )
 }
 

@@ -12,14 +12,16 @@ use crate::dispatch::View;
 /// compact default.
 pub fn shape<'a>(item: Node<'a>, kind: Option<&KindSpec>, in_list: bool, view: &View) -> Node<'a> {
     match (&view.fields, view.raw) {
-        (Some(fields), raw) => pick(item, fields, raw),
+        (Some(fields), _) => pick(item, fields),
         (None, true) => item,
         (None, false) => compact::compact(item, kind, in_list),
     }
 }
 
-/// The chosen fields, in the order asked; long texts in full.
-fn pick<'a>(item: Node<'a>, wanted: &[String], raw: bool) -> Node<'a> {
+/// The chosen fields, in the order asked, each exactly as GitLab sent it:
+/// a field the caller names is never compacted, so a `false`, a `0` or a
+/// default value comes back as it is (compaction would drop it).
+fn pick<'a>(item: Node<'a>, wanted: &[String]) -> Node<'a> {
     let Node::Obj(mut fields) = item else {
         return item;
     };
@@ -28,17 +30,7 @@ fn pick<'a>(item: Node<'a>, wanted: &[String], raw: bool) -> Node<'a> {
         let Some(i) = fields.iter().position(|(k, _)| k == name) else {
             continue;
         };
-        let (key, value) = fields.swap_remove(i);
-        let value = if raw {
-            value
-        } else {
-            // Generic rules only: users become usernames, noise goes.
-            match compact::compact(Node::Obj(vec![(key.clone(), value)]), None, false) {
-                Node::Obj(mut m) if !m.is_empty() => m.remove(0).1,
-                _ => Node::Null,
-            }
-        };
-        out.push((Cow::Owned(name.clone()), value));
+        out.push(fields.swap_remove(i));
     }
     Node::Obj(out)
 }

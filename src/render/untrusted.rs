@@ -104,7 +104,8 @@ pub fn escape_node(node: &mut Node) {
     }
 }
 
-/// The same escape for every string of a JSON value (structured content).
+/// The same escape for every string of a JSON value (structured content),
+/// keys included.
 pub fn escape_value(value: &mut Value) {
     match value {
         Value::String(s) => {
@@ -113,7 +114,18 @@ pub fn escape_value(value: &mut Value) {
             }
         }
         Value::Array(items) => items.iter_mut().for_each(escape_value),
-        Value::Object(fields) => fields.values_mut().for_each(escape_value),
+        Value::Object(fields) => {
+            // Keys too, as `escape_node` does: a key is GitLab's text as
+            // much as a value. The map is rebuilt only when one changes.
+            if fields.keys().any(|k| matches!(escape(k), Cow::Owned(_))) {
+                let taken = std::mem::take(fields);
+                *fields = taken
+                    .into_iter()
+                    .map(|(k, v)| (escape(&k).into_owned(), v))
+                    .collect();
+            }
+            fields.values_mut().for_each(escape_value);
+        }
         _ => {}
     }
 }

@@ -872,3 +872,166 @@ fn the_note_under_a_shortened_object_is_bounded_whatever_its_field_names() {
     let text = render_within(call_returning(false, true), Value::Object(object), 4096);
     assert!(text.len() <= 4096 + FOOTER_ALLOWANCE, "{}", text.len());
 }
+
+// ---------------------------------------------------------------------------
+// `fields`: a named field is GitLab's value.
+
+/// Every REST action answering one object, or a list, of a kind whose
+/// answers are shown as JSON (not diffs).
+fn json_kind_cases() -> Vec<&'static Case> {
+    rest_cases()
+        .iter()
+        .filter(|c| match c.action.returns {
+            catalog::Returns::One(k) | catalog::Returns::List(k) => k.diffs == catalog::Diffs::None,
+            _ => false,
+        })
+        .collect()
+}
+
+/// The JSON objects between the frame's marks: one, or one per line.
+fn framed_objects(text: &str) -> Vec<Map<String, Value>> {
+    let inside = text
+        .split_once("⟦\n")
+        .and_then(|(_, rest)| rest.split_once("\n⟧"))
+        .map_or("", |(inside, _)| inside);
+    inside
+        .lines()
+        .map(|line| match serde_json::from_str(line) {
+            Ok(Value::Object(m)) => m,
+            other => panic!("a line of the answer is one JSON object: {line:?} ({other:?})"),
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// Whatever object GitLab sends and whatever fields are named (its own
+    /// keys, with falses, zeros, defaults and nulls, or others), each named
+    /// field the object has comes back exactly as GitLab sent it (framed as
+    /// every answer is: `untrusted::escape_value`), and none it lacks is
+    /// invented. Compaction used to answer `null` for `false`, `0` and
+    /// `"ISSUE"`.
+    #[test]
+    fn a_named_field_is_exactly_what_gitlab_sent(
+        case in 0..json_kind_cases().len(),
+        mut object in object(),
+        defaults in proptest::collection::vec(
+            (
+                proptest::sample::select(vec![
+                    "draft", "has_conflicts", "squash", "upvotes", "downvotes",
+                    "user_notes_count", "type", "issue_type", "enterprise", "confidential",
+                    "assignee", "author", "merge_status", "_links", "avatar_url",
+                    "description_html", "web_url", "readme_url", "severity",
+                ]),
+                prop_oneof![
+                    Just(Value::Bool(false)),
+                    Just(Value::from(0)),
+                    Just(Value::Null),
+                    Just(Value::String(String::new())),
+                    Just(Value::String("ISSUE".into())),
+                    Just(Value::String("issue".into())),
+                    Just(serde_json::json!({"id": 1, "username": "alice", "state": "active", "avatar_url": "x"})),
+                    Just(serde_json::json!([])),
+                ],
+            ),
+            0..8,
+        ),
+        extra_names in proptest::collection::vec(word(), 0..3),
+        list in any::<bool>(),
+    ) {
+        let case = json_kind_cases()[case];
+        for (key, value) in defaults {
+            object.insert(key.to_string(), value);
+        }
+        let mut names: Vec<String> = object.keys().cloned().collect();
+        names.extend(extra_names);
+        // A key is matched as the answer shows it, after the frame's escape
+        // (`[U+E0100]` for a hidden character): a name only a hidden
+        // character tells apart is not one an agent can ask for.
+        names.retain(|n| matches!(render::untrusted::escape(n), std::borrow::Cow::Borrowed(_)));
+        names.sort();
+        names.dedup();
+        // The view's field names are checked against the kind's known
+        // fields: a near miss is refused, so only names it accepts count.
+        let mut args = case.example.clone();
+        args.insert("fields".into(), Value::Array(names.iter().cloned().map(Value::String).collect()));
+        let Some(call) = decode(case, args) else {
+            return Ok(());
+        };
+        let Some(asked) = call.view.fields.clone() else {
+            return Err(TestCaseError::fail("a decoded call keeps its fields"));
+        };
+        let body = if list && matches!(case.action.returns, catalog::Returns::List(_)) {
+            Value::Array(vec![Value::Object(object.clone()), Value::Object(object.clone())])
+        } else {
+            Value::Object(object.clone())
+        };
+        let response = Response {
+            status: 200,
+            body: Bytes::from(body.to_string()),
+            is_json: true,
+            pagination: Pagination::default(),
+            request_id: None,
+        };
+        // A cap no generated object reaches: cutting is another property's.
+        let options = render::Options { max_bytes: 1 << 24, structured: false };
+        let output = render::success(&call, &response, options);
+        prop_assert!(!output.is_error, "{}", output.text);
+        for shown in framed_objects(&output.text) {
+            for name in &asked {
+                let name = name.as_str();
+                match object.get(name) {
+                    Some(sent) => {
+                        let mut expected = sent.clone();
+                        render::untrusted::escape_value(&mut expected);
+                        let mut key = Value::String(name.to_string());
+                        render::untrusted::escape_value(&mut key);
+                        prop_assert_eq!(
+                            shown.get(key.as_str().unwrap()),
+                            Some(&expected),
+                            "{}.{}: field {:?} in {}",
+                            case.tool.name,
+                            case.action.name,
+                            name,
+                            output.text
+                        );
+                    }
+                    None => prop_assert!(!shown.contains_key(name), "{name} was invented"),
+                }
+            }
+        }
+    }
+}
+
+/// The answers the issue saw: `false`, `0` and the type's value, named.
+#[test]
+fn named_falses_zeros_and_defaults_are_shown_not_nulled() {
+    let tool = catalog::tools()
+        .iter()
+        .find(|t| t.name == "gitlab_merge_request")
+        .unwrap();
+    let case = rest_cases()
+        .iter()
+        .find(|c| c.tool.name == tool.name && c.action.name == "get")
+        .unwrap();
+    let mut args = case.example.clone();
+    args.insert(
+        "fields".into(),
+        serde_json::json!(["draft", "has_conflicts", "squash", "upvotes", "type"]),
+    );
+    let call = decode(case, args).unwrap();
+    let body = serde_json::json!({"iid": 1, "draft": false, "has_conflicts": false,
+        "squash": false, "upvotes": 0, "type": "ISSUE", "title": "t"});
+    let text = render_within(call, body, render::DEFAULT_MAX_BYTES);
+    assert_eq!(
+        framed_objects(&text),
+        vec![
+            serde_json::from_str::<Map<String, Value>>(
+                r#"{"draft":false,"has_conflicts":false,"squash":false,"upvotes":0,"type":"ISSUE"}"#
+            )
+            .unwrap()
+        ],
+        "{text}"
+    );
+}
