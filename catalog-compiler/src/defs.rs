@@ -29,6 +29,10 @@ pub struct ToolFile {
     pub example: String,
     /// The tool's icon: the stem of an SVG file of `catalog/icons/`.
     pub icon: String,
+    /// The actions the tool description shows with their required
+    /// parameters, main ones first: the calls agents make most.
+    #[serde(default)]
+    pub featured: Vec<String>,
     /// Parameters several actions of this file share, by `use`; found
     /// before `_shared.toml`'s.
     #[serde(default)]
@@ -275,6 +279,9 @@ pub struct KindDef {
 pub struct VocabularyFile {
     pub param_synonyms: BTreeMap<String, Vec<String>>,
     pub action_words: BTreeMap<String, String>,
+    /// A whole action name agents guess, and the actions it may mean, best
+    /// first: the first one a tool has is suggested.
+    pub action_synonyms: BTreeMap<String, Vec<String>>,
     pub envelope_aliases: EnvelopeAliases,
     pub examples: Examples,
     /// A peer server's toolset names, and the tools they are here.

@@ -111,6 +111,11 @@ pub fn vocabulary(out: &mut String, v: &VocabularyFile, file: &Place, report: &m
         .iter()
         .map(|(k, w)| format!("({k:?}, {w:?}),"))
         .collect();
+    let action_synonyms: String = v
+        .action_synonyms
+        .iter()
+        .map(|(k, names)| format!("({k:?}, &{names:?}),"))
+        .collect();
     // In the order of the names, as the catalog sorts them.
     let mut by_type: Vec<_> = v.examples.by_type.iter().collect();
     by_type.sort_by_key(|(ty, _)| ty_name(**ty));
@@ -146,7 +151,7 @@ pub fn vocabulary(out: &mut String, v: &VocabularyFile, file: &Place, report: &m
         .collect();
     writeln!(
         out,
-        "pub static VOCABULARY: Vocabulary = Vocabulary {{ param_synonyms: &[{synonyms}], action_words: &[{words}], params_aliases: &{:?}, action_aliases: &{:?}, examples_by_name: &[{by_name}], examples_by_format: &[{by_format}], examples_by_type: &[{by_type}], peer_toolsets: &[{peer_toolsets}], peer_tools: &[{peer_tools}] }};",
+        "pub static VOCABULARY: Vocabulary = Vocabulary {{ param_synonyms: &[{synonyms}], action_words: &[{words}], action_synonyms: &[{action_synonyms}], params_aliases: &{:?}, action_aliases: &{:?}, examples_by_name: &[{by_name}], examples_by_format: &[{by_format}], examples_by_type: &[{by_type}], peer_toolsets: &[{peer_toolsets}], peer_tools: &[{peer_tools}] }};",
         v.envelope_aliases.params,
         v.envelope_aliases.action,
     )
@@ -175,8 +180,8 @@ fn ty_name(ty: ParamType) -> String {
 pub fn tool(out: &mut String, tool: &ToolFile, icon: &str, actions: &[Action]) {
     writeln!(
         out,
-        "ToolSpec {{ name: {:?}, title: {:?}, toolsets: &{:?}, summary: {:?}, example: {:?}, icon: {icon:?}, actions: &[",
-        tool.name, tool.title, tool.toolsets, tool.summary, tool.example
+        "ToolSpec {{ name: {:?}, title: {:?}, toolsets: &{:?}, summary: {:?}, example: {:?}, featured: &{:?}, icon: {icon:?}, actions: &[",
+        tool.name, tool.title, tool.toolsets, tool.summary, tool.example, tool.featured
     )
     .unwrap();
     for a in actions {

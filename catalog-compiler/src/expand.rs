@@ -117,6 +117,17 @@ pub fn tool(tool: &ToolFile, known: &Known, file: &Place, report: &mut Report) -
             );
         }
     }
+    for (i, name) in tool.featured.iter().enumerate() {
+        if !tool.actions.iter().any(|a| &a.name == name) {
+            report.field(
+                file,
+                "featured",
+                format!("`{name}` is not an action of this file"),
+            );
+        } else if tool.featured[..i].contains(name) {
+            report.field(file, "featured", format!("`{name}` is named twice"));
+        }
+    }
     for (name, def) in &tool.params {
         let at = file.then(format_args!("param `{name}`"));
         declaration(def, Declared::InToolFile, &at, report);

@@ -30,7 +30,8 @@
 //! file in `src/handlers/` or `src/dispatch/checks/`; a `one_of` or
 //! `replaced_by` naming no parameter of the action; `long_running` on a
 //! destructive action (a task cannot ask for confirmation); an `icon` with no SVG
-//! in `catalog/icons/`, or no `server.svg` there; a value that is not
+//! in `catalog/icons/`, or no `server.svg` there; a `featured` action the
+//! file lacks or names twice; a value that is not
 //! JSON-representable; a prompt text naming an argument it does not
 //! declare; a `diffs`, `served_by`, peer tool or reference prefix of the
 //! wrong shape; a `role = "web_url"` outside `_shared.toml`, twice, or

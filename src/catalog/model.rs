@@ -16,6 +16,9 @@ pub struct ToolSpec {
     pub summary: &'static str,
     /// A minimal valid envelope, shown on the description's second line.
     pub example: &'static str,
+    /// The actions the description shows with their required parameters,
+    /// main ones first (a pruned tool shows those it still has).
+    pub featured: &'static [&'static str],
     /// The toolsets (`core`, `ci`...) the tool belongs to, for `--tools`.
     pub toolsets: &'static [&'static str],
     /// The tool's icon for clients (not the model): the SVG text of the
@@ -93,6 +96,9 @@ pub struct Vocabulary {
     pub param_synonyms: &'static [(&'static str, &'static [&'static str])],
     /// A word of a guessed action name, and the catalog's word for it.
     pub action_words: &'static [(&'static str, &'static str)],
+    /// A whole action name agents guess, and the actions it may mean, best
+    /// first (`comment` -> `note_create`).
+    pub action_synonyms: &'static [(&'static str, &'static [&'static str])],
     /// Names agents give the envelope's `params` and `action` keys.
     pub params_aliases: &'static [&'static str],
     pub action_aliases: &'static [&'static str],

@@ -21,12 +21,15 @@ pub enum DecodeError {
         action: Option<&'static ActionSpec>,
         problems: Vec<EnvelopeProblem>,
     },
-    #[error("{}", render_unknown_action(tool, given, closest, elsewhere))]
+    #[error("{}", render_unknown_action(tool, given, closest, elsewhere, *meant))]
     UnknownAction {
         tool: &'static ToolSpec,
         given: String,
         closest: Vec<&'static str>,
         elsewhere: Vec<(&'static str, &'static str)>,
+        /// The action the guess stands for, when it is more than a
+        /// similar spelling: its parameters are in the reply.
+        meant: Option<&'static ActionSpec>,
     },
     #[error("{}", render_params(tool, action, problems))]
     Params {
@@ -416,6 +419,7 @@ fn render_unknown_action(
     given: &str,
     closest: &[&str],
     elsewhere: &[(&str, &str)],
+    meant: Option<&ActionSpec>,
 ) -> String {
     let mut out = format!("{}: unknown action `{given}`", tool.name);
     if !closest.is_empty() {
@@ -426,7 +430,11 @@ fn render_unknown_action(
     for (other, action) in elsewhere {
         let _ = writeln!(out, "- tool `{other}` has action `{action}`");
     }
-    if closest.is_empty() && elsewhere.is_empty() {
+    if let Some(meant) = meant {
+        let _ = writeln!(out, "`{}`: {}", meant.name, meant.summary);
+        let _ = writeln!(out, "{}", help::param_index(meant));
+        let _ = writeln!(out, "Example: {}", crate::catalog::example_envelope(meant));
+    } else if closest.is_empty() && elsewhere.is_empty() {
         let _ = writeln!(out, "{}", help::action_index(tool));
     } else {
         out.push_str("{\"action\": \"help\"} lists every action.\n");
@@ -437,16 +445,19 @@ fn render_unknown_action(
 fn render_params(tool: &ToolSpec, action: &ActionSpec, problems: &[ParamProblem]) -> String {
     let mut out = format!("{} {}: invalid params\n", tool.name, action.name);
     for p in problems {
-        let _ = writeln!(out, "- {p}");
+        let _ = write!(out, "- {p}");
+        // What a missing parameter is, so the next call can give it
+        // without asking `help`.
+        if let ParamProblem::Missing { name } = p
+            && let Some(spec) = action.param(name)
+        {
+            let _ = write!(out, ": {}", spec.doc);
+        }
+        out.push('\n');
     }
     if problems.iter().all(ParamProblem::has_fix) {
         let _ = writeln!(out, "{}", help::param_index(action));
-        if problems
-            .iter()
-            .any(|p| matches!(p, ParamProblem::Missing { .. }))
-        {
-            let _ = writeln!(out, "Example: {}", crate::catalog::example_envelope(action));
-        }
+        let _ = writeln!(out, "Example: {}", crate::catalog::example_envelope(action));
         let _ = writeln!(out, "{}", help::help_pointer(action));
     } else {
         out.push('\n');

@@ -44,6 +44,9 @@ pub enum GraphqlProblem {
     Writes {
         kind: &'static str,
         name: Option<String>,
+        /// The catalog's actions that send the same mutation
+        /// (`gitlab_work_item note_create` for `createNote`).
+        instead: Vec<String>,
     },
     TooLong {
         chars: usize,
@@ -78,13 +81,27 @@ impl fmt::Display for GraphqlProblem {
                 f,
                 "`query` holds type definitions, not a query: write `query {{ ... }}` (action `schema` describes a type)"
             ),
-            GraphqlProblem::Writes { kind, name } => write!(
-                f,
-                "`query` holds a {kind}{}: this tool only reads, whatever `operation_name` says; change GitLab with the typed tools (gitlab_work_item, gitlab_issue...)",
-                name.as_ref()
-                    .map(|n| format!(" (`{n}`)"))
-                    .unwrap_or_default()
-            ),
+            GraphqlProblem::Writes {
+                kind,
+                name,
+                instead,
+            } => {
+                write!(
+                    f,
+                    "`query` holds a {kind}{}: this tool only reads, whatever `operation_name` says; ",
+                    name.as_ref()
+                        .map(|n| format!(" (`{n}`)"))
+                        .unwrap_or_default()
+                )?;
+                if instead.is_empty() {
+                    write!(
+                        f,
+                        "change GitLab with the typed tools (gitlab_work_item, gitlab_issue...)"
+                    )
+                } else {
+                    write!(f, "the same change is {}", instead.join(" or "))
+                }
+            }
             GraphqlProblem::TooLong { chars } => write!(
                 f,
                 "`query` is {chars} characters, over GitLab's limit of {MAX_CHARS}"
@@ -139,6 +156,36 @@ pub fn problems(args: &[Arg]) -> Vec<ParamProblem> {
         .collect()
 }
 
+/// The catalog's mutation actions whose stored document has a root field
+/// of `selection` (`createNote` is `gitlab_work_item note_create`), as
+/// `tool action`, in catalog order.
+fn actions_sending(selection: &SelectionSet) -> Vec<String> {
+    let fields: Vec<&str> = selection
+        .items
+        .iter()
+        .filter_map(|item| match &item.node {
+            Selection::Field(f) => Some(f.node.name.node.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    for tool in crate::catalog::tools() {
+        for action in tool.actions {
+            let crate::catalog::Route::Graphql(route) = &action.route else {
+                continue;
+            };
+            if route.operation == crate::catalog::Operation::Mutation
+                && route
+                    .document
+                    .is_some_and(|d| d.root_fields.iter().any(|r| fields.contains(r)))
+            {
+                out.push(format!("{} {}", tool.name, action.name));
+            }
+        }
+    }
+    out
+}
+
 /// The document's problems, the most basic first.
 pub fn check(
     query: &str,
@@ -165,6 +212,7 @@ pub fn check(
                 _ => "mutation",
             },
             name: name.map(|n| n.to_string()),
+            instead: actions_sending(&op.node.selection_set.node),
         })
         .collect();
     let names: Vec<String> = {
@@ -353,21 +401,34 @@ mod tests {
             refused("mutation { workItemDelete(input: {id: \"x\"}) { errors } }"),
             [GraphqlProblem::Writes {
                 kind: "mutation",
-                name: None
+                name: None,
+                instead: vec!["gitlab_work_item delete".into()],
+            }]
+        );
+        assert_eq!(
+            refused(
+                "mutation N { createNote(input: {noteableId: \"x\", body: \"b\"}) { errors } }"
+            ),
+            [GraphqlProblem::Writes {
+                kind: "mutation",
+                name: Some("N".into()),
+                instead: vec!["gitlab_work_item note_create".into()],
             }]
         );
         assert_eq!(
             check("query A { a } mutation B { b }", None, Some("A")),
             [GraphqlProblem::Writes {
                 kind: "mutation",
-                name: Some("B".into())
+                name: Some("B".into()),
+                instead: vec![],
             }]
         );
         assert_eq!(
             refused("subscription S { issuableUpdated { id } }"),
             [GraphqlProblem::Writes {
                 kind: "subscription",
-                name: Some("S".into())
+                name: Some("S".into()),
+                instead: vec![],
             }]
         );
         // Words are not operations: a query that mentions one is a query.

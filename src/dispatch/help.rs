@@ -228,12 +228,29 @@ fn param_shape(p: &ParamSpec) -> String {
     shape
 }
 
-/// The parameters by name only, required ones starred:
-/// `Parameters (* required): project_id*, issue_iid*, fields`.
 /// How many parameter or action names an error's index shows before "and
 /// N more".
 const INDEX_NAMES: usize = 24;
 
+/// What an index says of a parameter's value beside its name: nothing for
+/// a plain string, else its type or its allowed values (`: integer`,
+/// `: opened|closed|all`, `: list`), so that a call built from an error
+/// alone has the right shapes.
+fn short_shape(p: &ParamSpec) -> String {
+    if !p.allowed.is_empty() {
+        return format!(": {}", p.allowed.join("|"));
+    }
+    match (p.ty, p.format) {
+        (ParamType::String, Some(format)) => format!(": {format}"),
+        (ParamType::String, None) => String::new(),
+        (ParamType::Array, _) => ": list".into(),
+        (ty, _) => format!(": {}", ty.as_str()),
+    }
+}
+
+/// The parameters by name, required ones starred, each with its shape when
+/// it is not plain text:
+/// `Parameters (* required): project_id*, issue_iid*: integer, state: opened|closed`.
 pub fn param_index(action: &ActionSpec) -> String {
     if action.params.is_empty() {
         return "This action takes no parameters.".into();
@@ -247,9 +264,9 @@ pub fn param_index(action: &ActionSpec) -> String {
     let mut left_out = 0;
     for p in current {
         if p.required {
-            names.push(format!("{}*", p.name));
+            names.push(format!("{}*{}", p.name, short_shape(p)));
         } else if room > 0 {
-            names.push(p.name.to_string());
+            names.push(format!("{}{}", p.name, short_shape(p)));
             room -= 1;
         } else {
             left_out += 1;

@@ -79,20 +79,31 @@ pub fn decode(
     let action = match tool.action(&envelope.action) {
         Some(action) => action,
         None => {
-            let elsewhere = suggest::action_elsewhere(&envelope.action, tool, all);
+            // The action the guess stands for here (a synonym, or verb and
+            // noun in the catalog's order): its parameters come with the
+            // error, and the same-named actions of other tools do not.
+            let meant = suggest::match_action(&envelope.action, tool).and_then(|m| tool.action(m));
+            let mut elsewhere = suggest::action_elsewhere(&envelope.action, tool, all);
+            if let Some(meant) = meant {
+                elsewhere.retain(|(_, a)| *a != meant.name);
+            }
             // When the guess names another tool's action, a merely similar
             // name here would mislead: keep only a structural match.
-            let closest = if elsewhere.is_empty() {
-                suggest::closest_actions(&envelope.action, tool)
-            } else {
-                suggest::match_action(&envelope.action, tool)
-                    .into_iter()
-                    .collect()
+            let closest: Vec<&'static str> = match meant {
+                Some(meant) => vec![meant.name],
+                None if elsewhere.is_empty() => suggest::closest_actions(&envelope.action, tool),
+                None => Vec::new(),
             };
+            // A lone close spelling (`gte`) is as good as a structural match.
+            let meant = meant.or_else(|| match closest.as_slice() {
+                [only] if elsewhere.is_empty() => tool.action(only),
+                _ => None,
+            });
             return Err(DecodeError::UnknownAction {
                 tool,
                 closest,
                 elsewhere,
+                meant,
                 given: envelope.action,
             });
         }

@@ -186,6 +186,9 @@ fn tool_nouns(tool: &ToolSpec) -> Vec<&'static str> {
 /// aside and verb and noun are put in catalog order: `get_issue` is `get` in
 /// `gitlab_issue`, `add_comment` is `note_create`, `get_comments` is `note_list`.
 pub fn match_action(given: &str, tool: &'static ToolSpec) -> Option<&'static str> {
+    if let Some(name) = action_synonym(given, tool) {
+        return Some(name);
+    }
     let (words, plural) = action_words(given);
     let nouns = tool_nouns(tool);
     let rest: Vec<&str> = words
@@ -224,6 +227,18 @@ pub fn match_action(given: &str, tool: &'static ToolSpec) -> Option<&'static str
         .chain(&plurals)
         .find_map(|c| tool.action(c))
         .map(|a| a.name)
+}
+
+/// The action of `tool` a whole guessed name stands for in the
+/// vocabulary's `action_synonyms` (`comment` is `note_create`): the first
+/// of its meanings the tool has.
+fn action_synonym(given: &str, tool: &'static ToolSpec) -> Option<&'static str> {
+    let snake = snake_case(given);
+    let (_, meanings) = catalog::vocabulary()
+        .action_synonyms
+        .iter()
+        .find(|(k, _)| *k == snake)?;
+    meanings.iter().find_map(|m| tool.action(m)).map(|a| a.name)
 }
 
 /// Up to three actions of `tool` close to `given`, best first.

@@ -2,14 +2,18 @@
 //! --json` prints the list: the model's view of it (each tool's name,
 //! description and input schema) stays within 8,000 cl100k tokens and
 //! under 32 KB, however many actions the catalog has; the whole list,
-//! icons and the clients' other fields included, within 10,000 tokens.
+//! icons and the clients' other fields included, within 10,500 tokens.
 
 use gitlab_mcp::catalog;
 use serde_json::{Value, json};
 
 const MODEL_MAX_TOKENS: usize = 8_000;
 const MODEL_MAX_BYTES: usize = 32 * 1024;
-const WHOLE_MAX_TOKENS: usize = 10_000;
+/// 10,000 until each tool's description named its main actions with their
+/// required parameters (issue 34: agents asked `help` before nearly every
+/// call), which cost the model's view 650 tokens; icons, which no model
+/// reads, are about 3,000 of the rest.
+const WHOLE_MAX_TOKENS: usize = 10_500;
 
 fn tokens(text: &str) -> usize {
     tiktoken_rs::cl100k_base()

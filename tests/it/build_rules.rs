@@ -33,6 +33,7 @@ summary = ["iid", "title"]
 const VOCABULARY: &str = r#"
 param_synonyms = {}
 action_words = {}
+action_synonyms = {}
 envelope_aliases = { params = [], action = [] }
 examples = { by_name = {}, by_format = {}, by_type = {} }
 peer_toolsets = {}
@@ -248,6 +249,31 @@ fn an_unknown_toolset_fails_naming_the_file() {
             Some("toolsets"),
             "toolset `cor` is not declared in catalog/_shared.toml [toolsets] (declared: core)"
         )]
+    );
+}
+
+#[test]
+fn a_featured_action_the_file_lacks_or_names_twice_fails_naming_the_file() {
+    let file = tool("gitlab_issue", r#"["core"]"#, r#"returns = "issue[]""#).replace(
+        r#"icon = "issue""#,
+        "icon = \"issue\"\nfeatured = [\"list\", \"lst\", \"list\"]",
+    );
+    assert_eq!(
+        problems(&[("gitlab_issue", file)]),
+        [
+            problem(
+                "catalog/gitlab_issue.toml",
+                "",
+                Some("featured"),
+                "`lst` is not an action of this file"
+            ),
+            problem(
+                "catalog/gitlab_issue.toml",
+                "",
+                Some("featured"),
+                "`list` is named twice"
+            ),
+        ]
     );
 }
 

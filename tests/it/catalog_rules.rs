@@ -510,6 +510,19 @@ fn the_vocabulary_names_only_what_the_catalog_has() {
             );
         }
     }
+    let actions: HashSet<&str> = each_action().map(|(_, a)| a.name).collect();
+    for (guess, meanings) in v.action_synonyms {
+        assert!(
+            !meanings.is_empty(),
+            "action synonym `{guess}` maps to nothing"
+        );
+        for m in *meanings {
+            assert!(
+                actions.contains(m),
+                "action synonym `{guess}` -> `{m}`: no tool has action `{m}`"
+            );
+        }
+    }
     for (name, json) in v.examples_by_name {
         let value: Value = serde_json::from_str(json).unwrap();
         let specs: Vec<_> = each_action()

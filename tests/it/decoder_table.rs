@@ -255,11 +255,16 @@ fn unknown_actions_suggest_here_and_elsewhere() {
     ];
     for (tool, action, wanted) in cases {
         expect(tool, json!({"action": action}), wanted);
-        // Sized to the mistake: the fix, and where the full list is.
+        // Sized to the mistake: the fix with the meant action's parameters
+        // and example, or where the full list is; never the whole list.
         let got = check(tool, json!({"action": action}));
         assert!(
-            got.contains("{\"action\": \"help\"} lists every action")
-                && !got.contains("Actions (required parameters in brackets):"),
+            (got.contains("Parameters (* required)") && got.contains("Example: {\"action\""))
+                || got.contains("{\"action\": \"help\"} lists every action"),
+            "the fix: {got}"
+        );
+        assert!(
+            !got.contains("Actions (required parameters in brackets):"),
             "a short reply: {got}"
         );
     }

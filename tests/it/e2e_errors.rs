@@ -22,9 +22,9 @@ async fn every_decoding_problem_is_reported_at_once_and_nothing_is_sent() {
             "`stat` is not a parameter of this action; did you mean `state`?",
             "`per_page` must be an integer; got string \"many\"",
             "`labels` must be a list of strings (or one comma-separated string); got object",
-            "`project_id` is missing (required)",
-            // Each problem has its fix: the names, not the whole help.
-            "Parameters (* required): project_id*, page, per_page, state,",
+            "`project_id` is missing (required): Project: numeric id or full path",
+            // Each problem has its fix: the names and shapes, not the whole help.
+            "Parameters (* required): project_id*, page: integer, per_page: integer, state: opened|closed|all,",
             "Every parameter explained: {\"action\": \"help\", \"params\": {\"action\": \"list\"}}",
         ] {
             assert!(
@@ -69,10 +69,15 @@ async fn unknown_actions_point_to_this_tool_and_to_others() {
         text.contains("unknown action `add_comment`; did you mean `note_create`?"),
         "{text}"
     );
+    // The meant action's parameters and example come with the fix, so the
+    // next call needs no `help`; the tool's whole list does not.
     assert!(
-        text.contains("{\"action\": \"help\"} lists every action")
+        text.contains("Parameters (* required): project_id*, issue_iid*: integer, body*")
+            && text.contains(
+                "Example: {\"action\":\"note_create\",\"params\":{\"project_id\":\"group/project\",\"issue_iid\":42,\"body\":\"text\"}}"
+            )
             && !text.contains("note_create(project_id, issue_iid, body)"),
-        "a short reply, pointing to the full list: {text}"
+        "the meant action's parameters, not the whole list: {text}"
     );
     let text = h
         .err("gitlab_project", json!({"action": "create_branch"}))

@@ -279,6 +279,42 @@ fn corpus() -> Vec<(&'static str, Value, &'static str)> {
             json!({"action": "create_note", "params": {}}),
             "`note_create`",
         ),
+        // The vocabulary's action synonyms: names agents reached for.
+        (
+            "gitlab_issue",
+            json!({"action": "comment", "params": {}}),
+            "did you mean `note_create`?",
+        ),
+        (
+            "gitlab_issue",
+            json!({"action": "relate", "params": {}}),
+            "did you mean `link_create`",
+        ),
+        (
+            "gitlab_work_item",
+            json!({"action": "relate", "params": {}}),
+            "did you mean `link`?",
+        ),
+        (
+            "gitlab_graphql",
+            json!({"action": "execute", "params": {}}),
+            "did you mean `query`?",
+        ),
+        (
+            "gitlab_merge_request",
+            json!({"action": "approve_review", "params": {}}),
+            "did you mean `review`",
+        ),
+        (
+            "gitlab_pipeline",
+            json!({"action": "why_failed", "params": {}}),
+            "did you mean `triage`?",
+        ),
+        (
+            "gitlab_graphql",
+            json!({"action": "query", "params": {"query": "mutation { createNote(input: {noteableId: \"gid://gitlab/WorkItem/1\", body: \"hi\"}) { errors } }"}}),
+            "the same change is gitlab_work_item note_create",
+        ),
         (
             "gitlab_merge_request",
             json!({"action": "get_diff", "params": {}}),
